@@ -1,0 +1,228 @@
+package gwist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gwist/gwist/engine"
+	"github.com/gwist/gwist/router"
+)
+
+// HandlerFunc handles a request. A returned error goes to the App's
+// ErrorHandler (an *HTTPError sets the status; anything else is a 500).
+type HandlerFunc func(c *Ctx) error
+
+// Middleware wraps a handler; it may act before and after calling next, or
+// answer without calling it.
+type Middleware func(next HandlerFunc) HandlerFunc
+
+// App is a web application: routes, middleware and the servers that serve
+// them. Register routes and middleware before Start or Listen.
+type App struct {
+	rootGroup // the App is the root Group: App.GET, App.Use, App.Group...
+
+	cfg    config
+	router *router.Router[*route]
+	routes []*route
+
+	notFound         HandlerFunc
+	methodNotAllowed HandlerFunc
+	notFoundChain    HandlerFunc
+	methodChain      HandlerFunc
+
+	mu      sync.Mutex
+	frozen  bool
+	workers *engine.Workers
+	servers []*engine.Server
+}
+
+// rootGroup lets App embed its root Group without the field name Group
+// shadowing the Group method.
+type rootGroup = Group
+
+// route is one registration; its chain is composed when the App starts, so
+// middleware added with Use after a route still applies to it.
+type route struct {
+	method, pattern string
+	handler         HandlerFunc
+	mw              []Middleware
+	group           *Group
+	chain           HandlerFunc
+}
+
+// New returns an App configured by opts.
+func New(opts ...Option) *App {
+	a := &App{cfg: defaultConfig(), router: router.New[*route]()}
+	for _, o := range opts {
+		o(&a.cfg)
+	}
+	a.router.RedirectTrailingSlash = a.cfg.redirectTrailingSlash
+	if a.cfg.errorHandler == nil {
+		a.cfg.errorHandler = DefaultErrorHandler
+	}
+	a.rootGroup = Group{app: a}
+	a.notFound = func(c *Ctx) error { return c.String(http.StatusNotFound, "Not Found\n") }
+	a.methodNotAllowed = func(c *Ctx) error {
+		return c.String(http.StatusMethodNotAllowed, "Method Not Allowed\n")
+	}
+	return a
+}
+
+// NotFound sets the handler for requests no route matches.
+func (a *App) NotFound(h HandlerFunc) { a.mustNotBeFrozen(); a.notFound = h }
+
+// MethodNotAllowed sets the handler for requests whose path exists only for
+// other methods. The Allow header is already set when it runs.
+func (a *App) MethodNotAllowed(h HandlerFunc) { a.mustNotBeFrozen(); a.methodNotAllowed = h }
+
+func (a *App) mustNotBeFrozen() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.frozen {
+		panic("gwist: routes and middleware must be registered before Start/Listen")
+	}
+}
+
+func (a *App) addRoute(g *Group, method, pattern string, h HandlerFunc, mw []Middleware) {
+	if h == nil {
+		panic("gwist: nil handler for " + method + " " + pattern)
+	}
+	a.mustNotBeFrozen()
+	r := &route{method: method, pattern: pattern, handler: h, mw: mw, group: g}
+	a.router.Handle(method, pattern, r)
+	a.routes = append(a.routes, r)
+}
+
+// freeze composes every route's middleware chain; it runs once, at the
+// first Start.
+func (a *App) freeze() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.frozen {
+		return
+	}
+	a.frozen = true
+	for _, r := range a.routes {
+		h := chain(r.handler, r.mw)
+		for g := r.group; g != nil; g = g.parent {
+			h = chain(h, g.mw)
+		}
+		r.chain = h
+	}
+	a.notFoundChain = chain(a.notFound, a.rootGroup.mw)
+	a.methodChain = chain(a.methodNotAllowed, a.rootGroup.mw)
+}
+
+// chain wraps h so that mw[0] is outermost.
+func chain(h HandlerFunc, mw []Middleware) HandlerFunc {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	return h
+}
+
+func (a *App) logger() *slog.Logger {
+	if a.cfg.engine.Logger != nil {
+		return a.cfg.engine.Logger
+	}
+	return slog.Default()
+}
+
+// Start listens on addr and serves in the background. It returns the bound
+// address (useful with port 0). Call it once per listener.
+func (a *App) Start(addr string) (net.Addr, error) {
+	a.freeze()
+	cfg := a.cfg.engine
+	if !cfg.Inline {
+		w, err := a.sharedWorkers()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Workers = w
+	}
+	srv, err := engine.NewServer(cfg, a.serve)
+	if err != nil {
+		return nil, err
+	}
+	bound, err := srv.Start(addr)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.servers = append(a.servers, srv)
+	a.mu.Unlock()
+	return bound, nil
+}
+
+func (a *App) sharedWorkers() (*engine.Workers, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.workers == nil {
+		w, err := engine.NewWorkers(a.cfg.workers)
+		if err != nil {
+			return nil, fmt.Errorf("gwist: worker pool: %w", err)
+		}
+		a.workers = w
+	}
+	return a.workers, nil
+}
+
+// Listen serves on addr until Shutdown, then returns ErrServerClosed.
+func (a *App) Listen(addr string) error {
+	if _, err := a.Start(addr); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	srv := a.servers[len(a.servers)-1]
+	a.mu.Unlock()
+	if err := srv.Wait(); err != nil && !errors.Is(err, engine.ErrServerClosed) {
+		return err
+	}
+	return ErrServerClosed
+}
+
+// Addrs lists the addresses the App is listening on.
+func (a *App) Addrs() []net.Addr {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]net.Addr, len(a.servers))
+	for i, s := range a.servers {
+		out[i] = s.Addr()
+	}
+	return out
+}
+
+// Shutdown stops accepting connections, closes idle ones, waits for
+// in-flight requests to finish and their responses to be written, and stops
+// every listener. If ctx ends first the remaining connections are closed,
+// their requests' contexts are cancelled, and ctx's error is returned.
+func (a *App) Shutdown(ctx context.Context) error {
+	a.mu.Lock()
+	servers := append([]*engine.Server(nil), a.servers...)
+	workers := a.workers
+	a.mu.Unlock()
+	errs := make([]error, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.Shutdown(ctx)
+		}()
+	}
+	wg.Wait()
+	if workers != nil {
+		wait := time.Second
+		if dl, ok := ctx.Deadline(); ok {
+			wait = max(time.Until(dl), 10*time.Millisecond)
+		}
+		_ = workers.Release(wait)
+	}
+	return errors.Join(errs...)
+}

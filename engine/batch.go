@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"context"
+	"sync"
+)
+
+// batch is the unit of work handed to a worker: the requests of one
+// connection parsed in one read, served in order by one worker, whose
+// responses come back to the loop in one Execute. Batching keeps pipelined
+// requests to one hand-off each way instead of one per request.
+type batch struct {
+	c    *conn
+	exs  []*Exchange
+	out  []byte
+	done bool
+	// closeAfter: the connection closes once out is written (a request
+	// without keep-alive, a handler's "Connection: close", or a drain).
+	closeAfter bool
+	next       *batch
+}
+
+var batchPool = sync.Pool{New: func() any { return new(batch) }}
+
+func getBatch(c *conn) *batch {
+	b := batchPool.Get().(*batch)
+	b.c = c
+	return b
+}
+
+// release returns the batch and its exchanges to their pools. Loop only.
+func (b *batch) release() {
+	for i, ex := range b.exs {
+		putExchange(ex)
+		b.exs[i] = nil
+	}
+	b.exs = b.exs[:0]
+	if cap(b.out) > 256<<10 {
+		b.out = nil
+	} else {
+		b.out = b.out[:0]
+	}
+	b.c, b.done, b.closeAfter, b.next = nil, false, false, nil
+	batchPool.Put(b)
+}
+
+// runBatch runs on a worker: serve every request in order, serialize the
+// responses, then hand the batch back to the connection's loop.
+func runBatch(b *batch) {
+	s := b.c.srv
+	for i, ex := range b.exs {
+		s.serve(ex)
+		keep := ex.Request.KeepAlive && !ex.wantsClose() && !s.draining.Load()
+		b.out = ex.appendResponse(b.out, keep, s.cfg.ServerName)
+		if !keep {
+			b.closeAfter = true
+			for _, rest := range b.exs[i+1:] {
+				rest.cancel.cancel(context.Canceled)
+			}
+			break
+		}
+	}
+	if err := b.c.el.Execute(context.Background(), b); err != nil {
+		// The engine is stopping and the loop is gone: nobody will write
+		// these responses. The batch is left to the garbage collector, since
+		// the connection's OnClose may still be looking at it.
+		return
+	}
+}
+
+// Run is called on the connection's loop once the worker is done.
+func (b *batch) Run(context.Context) error {
+	b.done = true
+	b.c.onBatchDone()
+	return nil
+}

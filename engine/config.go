@@ -1,0 +1,96 @@
+package engine
+
+import (
+	"log/slog"
+	"runtime"
+	"time"
+
+	"github.com/gwist/gwist/http1"
+)
+
+// Defaults for Config fields left at zero.
+const (
+	DefaultHeaderReadTimeout = 10 * time.Second
+	DefaultBodyReadTimeout   = 30 * time.Second
+	DefaultIdleTimeout       = 60 * time.Second
+	DefaultMaxPipelined      = 64
+	DefaultMaxOutboundBytes  = 4 << 20
+	DefaultWorkers           = 1024
+	// lingerTimeout bounds how long a connection that is being closed after
+	// its last response keeps draining input, so that an unread request
+	// cannot turn the close into a reset that destroys the response.
+	lingerTimeout = 500 * time.Millisecond
+	tickInterval  = 250 * time.Millisecond
+)
+
+// Config is the engine's configuration. The zero value of every field means
+// its documented default.
+type Config struct {
+	// Inline runs handlers on the event loop instead of the worker pool. Only
+	// for handlers that never block.
+	Inline bool
+	// Loops is the number of event loops (default: runtime.NumCPU()).
+	Loops int
+	// Limits bounds request parsing (see http1.Limits for defaults).
+	Limits http1.Limits
+	// HeaderReadTimeout bounds the time from the first byte of a request to
+	// the end of its head (default 10 s). On expiry the client gets 408 and
+	// the connection is closed.
+	HeaderReadTimeout time.Duration
+	// BodyReadTimeout bounds the time from the end of a head to the end of its
+	// body (default 30 s); 408 and close on expiry.
+	BodyReadTimeout time.Duration
+	// IdleTimeout closes keep-alive connections with nothing in flight after
+	// this long (default 60 s).
+	IdleTimeout time.Duration
+	// MaxPipelined is the number of requests of one connection that may be in
+	// flight at once (default 64). Beyond it the engine stops parsing that
+	// connection's input until responses drain.
+	MaxPipelined int
+	// MaxInboundBytes caps the unparsed input buffered for a connection while
+	// parsing is paused (default 2 × MaxHeaderBytes + 64 KiB). A client that
+	// exceeds it is disconnected.
+	MaxInboundBytes int
+	// MaxOutboundBytes pauses parsing while more than this many response
+	// bytes wait to be sent on a connection (default 4 MiB).
+	MaxOutboundBytes int
+	// ServerName is the Server header value; empty sends none.
+	ServerName string
+	// Logger receives handler panics and engine errors (default slog.Default()).
+	Logger *slog.Logger
+	// Workers runs handlers when Inline is false. Required then; several
+	// servers may share one.
+	Workers *Workers
+}
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	if d.Loops <= 0 {
+		d.Loops = runtime.NumCPU()
+	}
+	if d.HeaderReadTimeout <= 0 {
+		d.HeaderReadTimeout = DefaultHeaderReadTimeout
+	}
+	if d.BodyReadTimeout <= 0 {
+		d.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if d.IdleTimeout <= 0 {
+		d.IdleTimeout = DefaultIdleTimeout
+	}
+	if d.MaxPipelined <= 0 {
+		d.MaxPipelined = DefaultMaxPipelined
+	}
+	if d.Limits.MaxHeaderBytes <= 0 {
+		d.Limits.MaxHeaderBytes = http1.DefaultMaxHeaderBytes
+	}
+	if d.MaxInboundBytes <= 0 {
+		d.MaxInboundBytes = 2*d.Limits.MaxHeaderBytes + 64<<10
+	}
+	if d.MaxOutboundBytes <= 0 {
+		d.MaxOutboundBytes = DefaultMaxOutboundBytes
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	return d
+}

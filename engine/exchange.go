@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"context"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/gwist/gwist/http1"
+)
+
+// Handler serves one request: it reads ex.Request and fills ex.Status,
+// ex.Header and ex.Body. It runs on a worker, or on the event loop when the
+// server is Inline.
+type Handler func(ex *Exchange)
+
+// Exchange is one request and the response being built for it. The engine
+// pools Exchanges: nothing of it (strings of the Request included) may be used
+// after the Handler returns.
+type Exchange struct {
+	// Request is the parsed request; its strings point into memory it owns.
+	Request http1.Request
+	// Status is the response status (200 when left at 0).
+	Status int
+	// Header holds the response header fields set by the handler. Framing
+	// fields (Content-Length, Transfer-Encoding, Connection, Date) are the
+	// engine's; a handler-set "Connection: close" closes the connection after
+	// this response.
+	Header http1.Header
+	// Body is the response body.
+	Body []byte
+	// User is free for the layer above; it survives pooling so that layer can
+	// keep its per-request object here instead of allocating one per request.
+	User any
+
+	remote net.Addr
+	cancel cancelState
+}
+
+var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
+
+func getExchange(remote net.Addr) *Exchange {
+	ex := exchangePool.Get().(*Exchange)
+	ex.remote = remote
+	return ex
+}
+
+func putExchange(ex *Exchange) {
+	ex.Request.Reset()
+	ex.Status = 0
+	ex.Header.Reset()
+	if cap(ex.Body) > 64<<10 {
+		ex.Body = nil // do not let one large response pin memory in the pool
+	} else {
+		ex.Body = ex.Body[:0]
+	}
+	ex.remote = nil
+	ex.cancel.reset()
+	exchangePool.Put(ex)
+}
+
+// RemoteAddr is the client's address.
+func (ex *Exchange) RemoteAddr() net.Addr { return ex.remote }
+
+// Context returns a context that is cancelled when the client goes away or
+// the server closes the connection (a forced shutdown). It is the Exchange
+// itself, so it costs no allocation until Done is called.
+func (ex *Exchange) Context() context.Context { return (*exchangeContext)(ex) }
+
+// Write appends p to the response body.
+func (ex *Exchange) Write(p []byte) (int, error) {
+	ex.Body = append(ex.Body, p...)
+	return len(p), nil
+}
+
+// WriteString appends s to the response body.
+func (ex *Exchange) WriteString(s string) (int, error) {
+	ex.Body = append(ex.Body, s...)
+	return len(s), nil
+}
+
+// appendResponse serializes the response; keepAlive is the engine's decision.
+func (ex *Exchange) appendResponse(dst []byte, keepAlive bool, server string) []byte {
+	status := ex.Status
+	if status == 0 {
+		status = 200
+	}
+	head := http1.ResponseHead{
+		Status:        status,
+		Header:        &ex.Header,
+		ContentLength: int64(len(ex.Body)),
+		ProtoMinor:    ex.Request.ProtoMinor,
+		KeepAlive:     keepAlive,
+		HeadRequest:   ex.Request.Method == "HEAD",
+		Server:        server,
+	}
+	dst = http1.AppendHead(dst, &head)
+	if !head.HeadRequest && bodyAllowed(status) {
+		dst = append(dst, ex.Body...)
+	}
+	return dst
+}
+
+// wantsClose reports whether the handler asked to close the connection.
+func (ex *Exchange) wantsClose() bool {
+	v := ex.Header.Get("Connection")
+	return v != "" && asciiEqualFold(v, "close")
+}
+
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != 204 && status != 304
+}
+
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// cancelState is the cancellation half of an Exchange's context: the loop
+// cancels it, handlers on workers wait on it.
+type cancelState struct {
+	mu   sync.Mutex
+	done chan struct{}
+	err  error
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (s *cancelState) reset() {
+	s.mu.Lock()
+	s.done, s.err = nil, nil
+	s.mu.Unlock()
+}
+
+func (s *cancelState) cancel(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+		if s.done != nil {
+			close(s.done)
+		}
+	}
+	s.mu.Unlock()
+}
+
+// exchangeContext is an Exchange seen as a context.Context.
+type exchangeContext Exchange
+
+func (c *exchangeContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+
+func (c *exchangeContext) Done() <-chan struct{} {
+	s := &c.cancel
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done == nil {
+		if s.err != nil {
+			s.done = closedChan
+		} else {
+			s.done = make(chan struct{})
+		}
+	}
+	return s.done
+}
+
+func (c *exchangeContext) Err() error {
+	s := &c.cancel
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (c *exchangeContext) Value(any) any { return nil }

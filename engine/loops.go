@@ -1,0 +1,52 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// loopState is what the engine keeps per event loop: the connections to
+// sweep for timeouts. Loop only, apart from the Server's map that finds it.
+type loopState struct {
+	conns []*conn
+	srv   *Server
+	close []*conn // scratch for sweep
+}
+
+func (l *loopState) add(c *conn) {
+	c.loop, c.slot = l, len(l.conns)
+	l.conns = append(l.conns, c)
+}
+
+func (l *loopState) remove(c *conn) {
+	last := len(l.conns) - 1
+	moved := l.conns[last]
+	l.conns[c.slot] = moved
+	moved.slot = c.slot
+	l.conns[last] = nil
+	l.conns = l.conns[:last]
+	c.loop = nil
+}
+
+// Run is the periodic sweep, executed on the loop: timeouts, closes waiting
+// for output to drain, paused connections to resume, and the drain.
+func (l *loopState) Run(context.Context) error {
+	now := time.Now()
+	// Timer handlers may close connections, which removes them from
+	// l.conns, so iterate over a copy.
+	l.close = append(l.close[:0], l.conns...)
+	for i, c := range l.close {
+		if l.srv.draining.Load() && !c.closed && c.isIdle() {
+			c.closeNow()
+		} else {
+			c.onTimer(now)
+		}
+		l.close[i] = nil
+	}
+	return nil
+}
+
+// isIdle: nothing in flight and nothing of a request received.
+func (c *conn) isIdle() bool {
+	return c.phase == phaseIdle && c.cur == nil && c.head == nil && c.building == nil
+}

@@ -1,0 +1,251 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/panjf2000/gnet/v2"
+
+	"github.com/gwist/gwist/http1"
+)
+
+// ErrServerClosed is returned by Wait after Shutdown.
+var ErrServerClosed = errors.New("engine: server closed")
+
+// Server serves HTTP on one listening address with a gnet engine. Create it
+// with NewServer, start it with Start, stop it with Shutdown.
+type Server struct {
+	gnet.BuiltinEventEngine
+
+	cfg     Config
+	handler Handler
+
+	eng      gnet.Engine
+	addr     net.Addr
+	booted   chan struct{}
+	runDone  chan struct{}
+	runErr   error
+	draining atomic.Bool
+	stopped  atomic.Bool
+	conns    atomic.Int64
+	stopTick chan struct{}
+	tickDone chan struct{}
+
+	loopsMu sync.Mutex
+	loops   map[gnet.EventLoop]*loopState
+}
+
+// NewServer checks cfg and returns a server that runs h for every request.
+func NewServer(cfg Config, h Handler) (*Server, error) {
+	if h == nil {
+		return nil, errors.New("engine: nil handler")
+	}
+	c := cfg.withDefaults()
+	if !c.Inline && c.Workers == nil {
+		return nil, errors.New("engine: Config.Workers is required unless Inline")
+	}
+	return &Server{
+		cfg:      c,
+		handler:  h,
+		booted:   make(chan struct{}),
+		runDone:  make(chan struct{}),
+		stopTick: make(chan struct{}),
+		tickDone: make(chan struct{}),
+		loops:    make(map[gnet.EventLoop]*loopState),
+	}, nil
+}
+
+// Start listens on addr ("host:port"; port 0 picks a free one) and serves in
+// the background. It returns the bound address once the loops accept.
+func (s *Server) Start(addr string) (net.Addr, error) {
+	res, err := reservePort(addr)
+	if err != nil {
+		return nil, err
+	}
+	s.addr = res.addr
+	go func() {
+		defer close(s.runDone)
+		s.runErr = gnet.Run(s, "tcp://"+res.addr.String(),
+			gnet.WithMulticore(true),
+			gnet.WithNumEventLoop(s.cfg.Loops),
+			gnet.WithReusePort(true),
+			gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+			gnet.WithLogger(gnetLogger{s.cfg.Logger}),
+		)
+	}()
+	defer res.release()
+	select {
+	case <-s.booted:
+	case <-s.runDone:
+		if s.runErr == nil {
+			s.runErr = errors.New("engine: gnet stopped during start")
+		}
+		return nil, fmt.Errorf("engine: listen %s: %w", addr, s.runErr)
+	}
+	go s.tick()
+	return s.addr, nil
+}
+
+// Addr is the bound address (nil before Start).
+func (s *Server) Addr() net.Addr { return s.addr }
+
+// Wait blocks until the server has stopped; it returns ErrServerClosed after
+// Shutdown, or the error that stopped the engine.
+func (s *Server) Wait() error {
+	<-s.runDone
+	if s.stopped.Load() {
+		return ErrServerClosed
+	}
+	return s.runErr
+}
+
+// ActiveConns is the number of open connections.
+func (s *Server) ActiveConns() int64 { return s.conns.Load() }
+
+// Shutdown stops accepting (new connections are closed at once), closes idle
+// connections, lets in-flight requests finish and their responses flush,
+// then stops the loops. When ctx ends first, the remaining connections are
+// closed (their requests' contexts cancelled) and ctx's error is returned.
+func (s *Server) Shutdown(ctx context.Context) error {
+	select {
+	case <-s.booted:
+	default:
+		return errors.New("engine: Shutdown before Start")
+	}
+	if s.stopped.Swap(true) {
+		<-s.runDone
+		return nil
+	}
+	s.draining.Store(true)
+	s.sweepAll()
+	var err error
+	wait := time.NewTicker(10 * time.Millisecond)
+	defer wait.Stop()
+	for s.conns.Load() > 0 && err == nil {
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-wait.C:
+		}
+	}
+	close(s.stopTick)
+	<-s.tickDone
+	stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if stopErr := s.eng.Stop(stopCtx); stopErr != nil && err == nil {
+		err = stopErr
+	}
+	<-s.runDone
+	return err
+}
+
+// tick drives the once-a-second Date refresh and the per-loop sweeps.
+func (s *Server) tick() {
+	defer close(s.tickDone)
+	t := time.NewTicker(tickInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopTick:
+			return
+		case now := <-t.C:
+			http1.Date.Refresh(now)
+			s.sweepAll()
+		}
+	}
+}
+
+func (s *Server) sweepAll() {
+	s.loopsMu.Lock()
+	defer s.loopsMu.Unlock()
+	for el, ls := range s.loops {
+		_ = el.Execute(context.Background(), ls)
+	}
+}
+
+func (s *Server) loopFor(el gnet.EventLoop) *loopState {
+	s.loopsMu.Lock()
+	defer s.loopsMu.Unlock()
+	ls := s.loops[el]
+	if ls == nil {
+		ls = &loopState{srv: s}
+		s.loops[el] = ls
+	}
+	return ls
+}
+
+// OnBoot implements gnet.EventHandler.
+func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
+	s.eng = eng
+	close(s.booted)
+	return gnet.None
+}
+
+// OnOpen implements gnet.EventHandler.
+func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
+	if s.draining.Load() {
+		return nil, gnet.Close
+	}
+	c := &conn{srv: s, gc: gc, el: gc.EventLoop(), remote: gc.RemoteAddr()}
+	c.parser.Limits = s.cfg.Limits
+	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
+	gc.SetContext(c)
+	s.loopFor(c.el).add(c)
+	s.conns.Add(1)
+	return nil, gnet.None
+}
+
+// OnTraffic implements gnet.EventHandler.
+func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
+	c, ok := gc.Context().(*conn)
+	if !ok {
+		return gnet.Close
+	}
+	return c.onTraffic()
+}
+
+// OnClose implements gnet.EventHandler.
+func (s *Server) OnClose(gc gnet.Conn, _ error) gnet.Action {
+	c, ok := gc.Context().(*conn)
+	if !ok {
+		return gnet.None
+	}
+	c.onClose()
+	if c.loop != nil {
+		c.loop.remove(c)
+	}
+	gc.SetContext(nil)
+	s.conns.Add(-1)
+	return gnet.None
+}
+
+// serve runs the handler, turning a panic into a 500.
+func (s *Server) serve(ex *Exchange) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.cfg.Logger.Error("gwist: handler panic",
+				slog.Any("panic", r),
+				slog.String("method", ex.Request.Method),
+				slog.String("target", ex.Request.Target),
+				slog.String("stack", string(debug.Stack())))
+			ex.Status = 500
+			ex.Header.Reset()
+			_ = ex.Header.Set("Content-Type", "text/plain; charset=utf-8")
+			ex.Body = append(ex.Body[:0], "Internal Server Error\n"...)
+		}
+	}()
+	s.handler(ex)
+}
+
+func (s *Server) logDebug(msg string, c *conn) {
+	if s.cfg.Logger.Enabled(context.Background(), slog.LevelDebug) {
+		s.cfg.Logger.Debug("gwist: "+msg, slog.Any("remote", c.remote))
+	}
+}

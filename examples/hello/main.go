@@ -1,0 +1,91 @@
+// Command hello is gwist's example server, also the server that the
+// benchmarks and acceptance checks drive.
+//
+//	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N]
+//
+// Routes:
+//
+//	GET  /           200 text/plain "Hello, World!"
+//	GET  /json       {"message":"Hello, World!"}
+//	GET  /users/:id  {"id":"<id>"}
+//	POST /echo       the request body, with the request's Content-Type
+//	GET  /slow?ms=N  waits N ms (at most 10000), then "done"
+//
+// It stops gracefully on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/gwist/gwist"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "plaintext HTTP listen address")
+	inline := flag.Bool("inline", false, "run handlers on the event loop instead of the worker pool")
+	workers := flag.Int("workers", 0, "worker pool size (0: default)")
+	flag.Parse()
+
+	app := gwist.New(gwist.WithInline(*inline), gwist.WithWorkers(*workers))
+	routes(app)
+
+	bound, err := app.Start(*addr)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("listening on http://%s\n", bound)
+
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	<-stop
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := app.Shutdown(ctx); err != nil {
+		log.Printf("shutdown: %v", err)
+		os.Exit(1)
+	}
+}
+
+const maxSlowMillis = 10000
+
+func routes(app *gwist.App) {
+	app.GET("/", func(c *gwist.Ctx) error {
+		return c.String(200, "Hello, World!")
+	})
+	app.GET("/json", func(c *gwist.Ctx) error {
+		return c.JSON(200, struct {
+			Message string `json:"message"`
+		}{"Hello, World!"})
+	})
+	app.GET("/users/:id", func(c *gwist.Ctx) error {
+		return c.JSON(200, struct {
+			ID string `json:"id"`
+		}{c.Param("id")})
+	})
+	app.POST("/echo", func(c *gwist.Ctx) error {
+		return c.Bytes(200, c.Header("Content-Type"), c.Body())
+	})
+	app.GET("/slow", func(c *gwist.Ctx) error {
+		ms, err := strconv.Atoi(c.Query("ms"))
+		if err != nil || ms < 0 {
+			return gwist.NewHTTPError(400, "ms must be a non-negative integer")
+		}
+		t := time.NewTimer(time.Duration(min(ms, maxSlowMillis)) * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return c.String(200, "done")
+		case <-c.Context().Done():
+			return errors.New("client went away")
+		}
+	})
+}

@@ -1,0 +1,208 @@
+package gwist_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gwist/gwist"
+)
+
+func TestHeaderReadTimeoutSendsRequestTimeout(t *testing.T) {
+	app := gwist.New(gwist.WithHeaderReadTimeout(300 * time.Millisecond))
+	app.GET("/", func(c *gwist.Ctx) error { return c.String(200, "x") })
+	addr := startApp(t, app)
+	r := dialRaw(t, addr)
+	start := time.Now()
+	r.send("GET / HTTP/1.1\r\nHost: x\r\n") // never finishes the head
+	resp, _ := r.readResponse("GET")
+	if resp.StatusCode != 408 {
+		t.Fatalf("status %d, want 408", resp.StatusCode)
+	}
+	r.expectClosed()
+	if el := time.Since(start); el < 250*time.Millisecond {
+		t.Fatalf("timed out after %v, before the 300ms timeout", el)
+	}
+}
+
+func TestIdleTimeoutClosesKeepAlive(t *testing.T) {
+	app := gwist.New(gwist.WithIdleTimeout(300 * time.Millisecond))
+	app.GET("/", func(c *gwist.Ctx) error { return c.String(200, "x") })
+	addr := startApp(t, app)
+	r := dialRaw(t, addr)
+	r.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	if resp, _ := r.readResponse("GET"); resp.StatusCode != 200 {
+		t.Fatal(resp.Status)
+	}
+	r.expectClosed()
+}
+
+func TestBodyReadTimeout(t *testing.T) {
+	app := gwist.New(gwist.WithBodyReadTimeout(300 * time.Millisecond))
+	app.POST("/", func(c *gwist.Ctx) error { return c.String(200, "x") })
+	addr := startApp(t, app)
+	r := dialRaw(t, addr)
+	r.send("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc")
+	if resp, _ := r.readResponse("POST"); resp.StatusCode != 408 {
+		t.Fatalf("status %d, want 408", resp.StatusCode)
+	}
+	r.expectClosed()
+}
+
+func TestWorkerPoolFullAnswers503(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	app := gwist.New(gwist.WithWorkers(1))
+	app.GET("/block", func(c *gwist.Ctx) error {
+		started <- struct{}{}
+		<-release
+		return c.String(200, "done")
+	})
+	addr := startApp(t, app)
+	first := dialRaw(t, addr)
+	first.send("GET /block HTTP/1.1\r\nHost: x\r\n\r\n")
+	<-started
+	second := dialRaw(t, addr)
+	second.send("GET /block HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, _ := second.readResponse("GET")
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("got %d Retry-After=%q, want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	close(release)
+	if resp, body := first.readResponse("GET"); resp.StatusCode != 200 || body != "done" {
+		t.Fatalf("blocked request: %d %q", resp.StatusCode, body)
+	}
+}
+
+func TestContextCancelledWhenClientGoes(t *testing.T) {
+	cancelled := make(chan error, 1)
+	app := gwist.New()
+	app.GET("/wait", func(c *gwist.Ctx) error {
+		select {
+		case <-c.Context().Done():
+			cancelled <- c.Context().Err()
+		case <-time.After(5 * time.Second):
+			cancelled <- nil
+		}
+		return nil
+	})
+	addr := startApp(t, app)
+	r := dialRaw(t, addr)
+	r.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(50 * time.Millisecond)
+	r.c.Close()
+	if err := <-cancelled; err == nil {
+		t.Fatal("context not cancelled after the client closed")
+	}
+}
+
+func TestGracefulShutdownFinishesInFlight(t *testing.T) {
+	started := make(chan struct{})
+	app := gwist.New()
+	app.GET("/slow", func(c *gwist.Ctx) error {
+		close(started)
+		time.Sleep(300 * time.Millisecond)
+		return c.String(200, "finished")
+	})
+	app.GET("/", func(c *gwist.Ctx) error { return c.String(200, "x") })
+	addr, err := app.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := dialRaw(t, addr.String()) // an idle keep-alive connection
+	idle.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	idle.readResponse("GET")
+
+	var wg sync.WaitGroup
+	var body string
+	var status int
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
+		resp, err := (&http.Client{Transport: tr}).Get("http://" + addr.String() + "/slow")
+		if err != nil {
+			t.Errorf("in-flight request failed: %v", err)
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		status, body = resp.StatusCode, string(b)
+	}()
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := app.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	wg.Wait()
+	if status != 200 || body != "finished" {
+		t.Fatalf("in-flight request got %d %q", status, body)
+	}
+	idle.expectClosed()
+	if _, err := http.Get("http://" + addr.String() + "/"); err == nil {
+		t.Fatal("server still accepts after Shutdown")
+	}
+}
+
+func TestShutdownDeadlineForcesClose(t *testing.T) {
+	app := gwist.New()
+	app.GET("/hang", func(c *gwist.Ctx) error {
+		<-c.Context().Done()
+		return nil
+	})
+	addr, err := app.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := dialRaw(t, addr.String())
+	r.send("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n")
+	time.Sleep(50 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if err := app.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Shutdown = %v, want deadline exceeded", err)
+	}
+	r.expectClosed()
+}
+
+func TestListenReturnsErrServerClosed(t *testing.T) {
+	app := gwist.New()
+	errc := make(chan error, 1)
+	go func() { errc <- app.Listen("127.0.0.1:0") }()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(app.Addrs()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := app.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != gwist.ErrServerClosed {
+		t.Fatalf("Listen = %v", err)
+	}
+}
+
+func TestInboundFloodIsCut(t *testing.T) {
+	app := gwist.New(gwist.WithMaxPipelined(4))
+	block := make(chan struct{})
+	app.GET("/b", func(c *gwist.Ctx) error { <-block; return nil })
+	addr := startApp(t, app)
+	defer close(block)
+	r := dialRaw(t, addr)
+	req := strings.Repeat("GET /b HTTP/1.1\r\nHost: x\r\n\r\n", 1000)
+	// The server stops parsing after 4 in flight and closes the connection
+	// once the unparsed backlog passes its cap; writes then fail.
+	var werr error
+	for i := 0; i < 200 && werr == nil; i++ {
+		_, werr = io.WriteString(r.c, req)
+	}
+	if werr == nil {
+		t.Fatal("server kept accepting an unbounded pipelined flood")
+	}
+}

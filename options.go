@@ -1,0 +1,97 @@
+package gwist
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/gwist/gwist/engine"
+)
+
+// Option configures an App; pass options to New.
+type Option func(*config)
+
+type config struct {
+	engine                engine.Config
+	workers               int
+	redirectTrailingSlash bool
+	errorHandler          ErrorHandler
+}
+
+func defaultConfig() config {
+	return config{redirectTrailingSlash: true}
+}
+
+// WithInline runs handlers on the event loop instead of the worker pool.
+// Faster for handlers that never block; a blocking handler stalls every
+// connection of its loop. Default false.
+func WithInline(on bool) Option { return func(c *config) { c.engine.Inline = on } }
+
+// WithWorkers sets how many handlers may run at once on the worker pool
+// (default 1024). When all are busy, new requests get 503 with Retry-After.
+func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
+
+// WithLoops sets the number of event loops (default: the number of CPUs).
+func WithLoops(n int) Option { return func(c *config) { c.engine.Loops = n } }
+
+// WithMaxHeaderBytes bounds the request line plus headers (default 16 KiB;
+// 431 when exceeded).
+func WithMaxHeaderBytes(n int) Option {
+	return func(c *config) { c.engine.Limits.MaxHeaderBytes = n }
+}
+
+// WithMaxTargetBytes bounds the request target (default 8 KiB; 414).
+func WithMaxTargetBytes(n int) Option {
+	return func(c *config) { c.engine.Limits.MaxTargetBytes = n }
+}
+
+// WithMaxHeaderCount bounds the number of header fields (default 128; 431).
+func WithMaxHeaderCount(n int) Option {
+	return func(c *config) { c.engine.Limits.MaxHeaderCount = n }
+}
+
+// WithMaxBodyBytes bounds a request body (default 8 MiB; 413, sent before
+// the body is read when Content-Length declares more).
+func WithMaxBodyBytes(n int64) Option {
+	return func(c *config) { c.engine.Limits.MaxBodyBytes = n }
+}
+
+// WithHeaderReadTimeout bounds the time to receive a request head, from its
+// first byte (default 10 s; 408 and close).
+func WithHeaderReadTimeout(d time.Duration) Option {
+	return func(c *config) { c.engine.HeaderReadTimeout = d }
+}
+
+// WithBodyReadTimeout bounds the time to receive a request body after its
+// head (default 30 s; 408 and close).
+func WithBodyReadTimeout(d time.Duration) Option {
+	return func(c *config) { c.engine.BodyReadTimeout = d }
+}
+
+// WithIdleTimeout closes keep-alive connections idle this long (default 60 s).
+func WithIdleTimeout(d time.Duration) Option {
+	return func(c *config) { c.engine.IdleTimeout = d }
+}
+
+// WithMaxPipelined bounds the requests of one connection in flight at once
+// (default 64); further pipelined input waits until responses drain.
+func WithMaxPipelined(n int) Option { return func(c *config) { c.engine.MaxPipelined = n } }
+
+// WithServerName sets the Server response header (default: none).
+func WithServerName(name string) Option {
+	return func(c *config) { c.engine.ServerName = name }
+}
+
+// WithLogger sets the logger for handler panics, errors and engine events
+// (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.engine.Logger = l } }
+
+// WithRedirectTrailingSlash turns the trailing-slash redirect on or off
+// (default on): a request for /a/ when only /a exists (or the reverse) is
+// redirected, 301 for GET and HEAD, 308 otherwise.
+func WithRedirectTrailingSlash(on bool) Option {
+	return func(c *config) { c.redirectTrailingSlash = on }
+}
+
+// WithErrorHandler sets what turns a handler's error into a response
+// (default DefaultErrorHandler).
+func WithErrorHandler(h ErrorHandler) Option { return func(c *config) { c.errorHandler = h } }
