@@ -12,6 +12,7 @@ import (
 
 	"github.com/gwist/gwist/engine"
 	"github.com/gwist/gwist/router"
+	"github.com/gwist/gwist/tlsstate"
 )
 
 // HandlerFunc handles a request. A returned error goes to the App's
@@ -136,9 +137,13 @@ func (a *App) logger() *slog.Logger {
 
 // Start listens on addr and serves in the background. It returns the bound
 // address (useful with port 0). Call it once per listener.
-func (a *App) Start(addr string) (net.Addr, error) {
+func (a *App) Start(addr string) (net.Addr, error) { return a.start(addr, nil) }
+
+// start starts one listener, HTTPS when ts is set.
+func (a *App) start(addr string, ts *tlsstate.Server) (net.Addr, error) {
 	a.freeze()
 	cfg := a.cfg.engine
+	cfg.TLS = ts
 	if !cfg.Inline {
 		w, err := a.sharedWorkers()
 		if err != nil {
@@ -178,6 +183,11 @@ func (a *App) Listen(addr string) error {
 	if _, err := a.Start(addr); err != nil {
 		return err
 	}
+	return a.waitLast()
+}
+
+// waitLast waits for the most recently started listener to stop.
+func (a *App) waitLast() error {
 	a.mu.Lock()
 	srv := a.servers[len(a.servers)-1]
 	a.mu.Unlock()

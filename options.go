@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/engine"
+	"github.com/gwist/gwist/tlsstate"
 )
 
 // Option configures an App; pass options to New.
@@ -15,6 +16,7 @@ type config struct {
 	workers               int
 	redirectTrailingSlash bool
 	errorHandler          ErrorHandler
+	tls                   tlsstate.Config
 }
 
 func defaultConfig() config {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/tlsstate"
 )
 
 // Defaults for Config fields left at zero.
@@ -58,6 +59,12 @@ type Config struct {
 	ServerName string
 	// Logger receives handler panics and engine errors (default slog.Default()).
 	Logger *slog.Logger
+	// TLS, when set, makes this an HTTPS server: connections run through
+	// this TLS state machine.
+	TLS *tlsstate.Server
+	// DisableQuickAck turns off the TCP_QUICKACK re-arm during TLS
+	// handshakes (for A/B measurements; on by default).
+	DisableQuickAck bool
 	// Workers runs handlers when Inline is false. Required then; several
 	// servers may share one.
 	Workers *Workers

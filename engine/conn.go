@@ -55,6 +55,8 @@ type conn struct {
 	closeWhenDone bool
 	paused        bool
 	closed        bool
+
+	tlsConn // HTTPS state; zero for plaintext connections
 	inCallback    bool
 	action        gnet.Action
 }
@@ -64,7 +66,9 @@ func (c *conn) config() *Config { return &c.srv.cfg }
 // onTraffic handles readable input. Called from OnTraffic.
 func (c *conn) onTraffic() gnet.Action {
 	c.inCallback, c.action = true, gnet.None
-	if c.stopReading {
+	if c.tls != nil {
+		c.onTLSTraffic()
+	} else if c.stopReading {
 		_, _ = c.gc.Discard(-1)
 	} else {
 		c.process()
@@ -81,14 +85,14 @@ func (c *conn) process() {
 	for !c.closed && !c.stopReading {
 		if c.inflight >= cfg.MaxPipelined || c.gc.OutboundBuffered() > cfg.MaxOutboundBytes {
 			c.paused = true
-			if c.gc.InboundBuffered() > cfg.MaxInboundBytes {
+			if c.inboundBytes() > cfg.MaxInboundBytes {
 				c.srv.logDebug("closing connection over its inbound buffer cap", c)
 				c.abort()
 			}
 			break
 		}
 		c.paused = false
-		buf, _ := c.gc.Peek(-1)
+		buf := c.input()
 		if len(buf) == 0 {
 			break
 		}
@@ -99,7 +103,7 @@ func (c *conn) process() {
 			}
 		}
 		n, ev, err := c.parser.Parse(&c.cur.Request, buf)
-		_, _ = c.gc.Discard(n)
+		c.consume(n)
 		if err != nil {
 			c.failRequest(err)
 			break
@@ -204,7 +208,7 @@ func (c *conn) failRequest(err error) {
 	c.stopReading = true
 	c.closeWhenDone = true
 	c.emit(http1.AppendError(nil, status, 0))
-	_, _ = c.gc.Discard(-1)
+	c.discardInput()
 }
 
 // onBatchDone runs on the loop when a worker hands a batch back.
@@ -216,7 +220,7 @@ func (c *conn) onBatchDone() {
 	c.inCallback, c.action = false, gnet.None
 	c.flushReady()
 	if c.paused && !c.closed && !c.stopReading {
-		c.process()
+		c.resume()
 	}
 	c.finishCallback()
 }
@@ -257,8 +261,12 @@ func (c *conn) finishCallback() {
 	if c.closed {
 		return
 	}
+	if c.tls != nil {
+		defer c.endTLSCallback()
+		defer c.releasePlainIfEmpty()
+	}
 	if len(c.out) > 0 {
-		_, _ = c.gc.Write(c.out)
+		c.writeWire(c.out)
 		if cap(c.out) > 64<<10 {
 			c.out = nil
 		} else {
@@ -288,6 +296,12 @@ func (c *conn) finishCallback() {
 func (c *conn) startClose() {
 	if c.phase == phaseLinger {
 		return
+	}
+	if c.tls != nil {
+		c.closeTLS()
+		if c.closed {
+			return
+		}
 	}
 	if c.gc.OutboundBuffered() > 0 {
 		c.setPhase(phaseFlushing, c.config().IdleTimeout)
@@ -345,6 +359,9 @@ func (c *conn) onClose() {
 	}
 	c.parser.Reset()
 	c.out = nil
+	if c.tls != nil {
+		c.releaseTLS()
+	}
 }
 
 // onTimer runs from the loop's sweep; now is the sweep's clock.
@@ -353,7 +370,7 @@ func (c *conn) onTimer(now time.Time) {
 		return
 	}
 	if c.paused && !c.stopReading {
-		c.process()
+		c.resume()
 		c.finishCallback()
 		if c.closed {
 			return

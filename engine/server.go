@@ -14,6 +14,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 
 	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/tlsstate"
 )
 
 // ErrServerClosed is returned by Wait after Shutdown.
@@ -105,6 +106,9 @@ func (s *Server) Wait() error {
 	}
 	return s.runErr
 }
+
+// TLS is the server's TLS state machine factory, nil for plaintext.
+func (s *Server) TLS() *tlsstate.Server { return s.cfg.TLS }
 
 // ActiveConns is the number of open connections.
 func (s *Server) ActiveConns() int64 { return s.conns.Load() }
@@ -198,6 +202,9 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
 	gc.SetContext(c)
 	s.loopFor(c.el).add(c)
+	if s.cfg.TLS != nil {
+		c.openTLS(s.cfg.TLS)
+	}
 	s.conns.Add(1)
 	return nil, gnet.None
 }

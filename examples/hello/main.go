@@ -2,6 +2,10 @@
 // benchmarks and acceptance checks drive.
 //
 //	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N]
+//	    [-tls-addr 127.0.0.1:8443 [-cert cert.pem -key key.pem]] [-quickack=false]
+//
+// With -tls-addr it also serves the same routes over HTTPS; without -cert
+// and -key it makes an in-memory self-signed ECDSA P-256 certificate.
 //
 // Routes:
 //
@@ -16,6 +20,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,16 +38,33 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "plaintext HTTP listen address")
 	inline := flag.Bool("inline", false, "run handlers on the event loop instead of the worker pool")
 	workers := flag.Int("workers", 0, "worker pool size (0: default)")
+	tlsAddr := flag.String("tls-addr", "", "HTTPS listen address (off when empty), e.g. 127.0.0.1:8443")
+	certFile := flag.String("cert", "", "PEM certificate for -tls-addr (default: self-signed, in memory)")
+	keyFile := flag.String("key", "", "PEM private key for -cert")
+	quickAck := flag.Bool("quickack", true, "re-arm TCP_QUICKACK during TLS handshakes")
 	flag.Parse()
 
-	app := gwist.New(gwist.WithInline(*inline), gwist.WithWorkers(*workers))
+	app := gwist.New(gwist.WithInline(*inline), gwist.WithWorkers(*workers), gwist.WithQuickAck(*quickAck))
 	routes(app)
 
-	bound, err := app.Start(*addr)
-	if err != nil {
-		log.Fatal(err)
+	if *addr != "" {
+		bound, err := app.Start(*addr)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("listening on http://%s\n", bound)
 	}
-	fmt.Printf("listening on http://%s\n", bound)
+	if *tlsAddr != "" {
+		cfg, err := tlsConfig(*certFile, *keyFile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		bound, err := app.StartTLS(*tlsAddr, cfg)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("listening on https://%s\n", bound)
+	}
 
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
@@ -56,6 +78,21 @@ func main() {
 }
 
 const maxSlowMillis = 10000
+
+func tlsConfig(certFile, keyFile string) (*tls.Config, error) {
+	var cert tls.Certificate
+	var err error
+	if certFile != "" || keyFile != "" {
+		cert, err = tls.LoadX509KeyPair(certFile, keyFile)
+	} else {
+		cert, err = selfSigned()
+		fmt.Println("using an in-memory self-signed ECDSA P-256 certificate for localhost")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}}, nil
+}
 
 func routes(app *gwist.App) {
 	app.GET("/", func(c *gwist.Ctx) error {

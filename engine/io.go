@@ -1,0 +1,66 @@
+package engine
+
+// The HTTP/1 path reads its input and writes its output through these, so
+// it works the same over plaintext (gnet's buffers) and TLS (decrypted
+// plaintext, encrypted output).
+
+// input returns the unparsed request bytes. Valid until consume or the end
+// of the callback.
+func (c *conn) input() []byte {
+	if c.tls != nil {
+		return c.plain[c.plainOff:]
+	}
+	buf, _ := c.gc.Peek(-1)
+	return buf
+}
+
+// consume drops n bytes of input.
+func (c *conn) consume(n int) {
+	if c.tls == nil {
+		_, _ = c.gc.Discard(n)
+		return
+	}
+	c.plainOff += n
+	if c.plainOff >= len(c.plain) {
+		c.plain, c.plainOff = c.plain[:0], 0
+	}
+}
+
+// discardInput drops all buffered input.
+func (c *conn) discardInput() {
+	if c.tls != nil {
+		c.plain, c.plainOff = c.plain[:0], 0
+	}
+	_, _ = c.gc.Discard(-1)
+}
+
+// inboundBytes is how much unparsed input the connection holds.
+func (c *conn) inboundBytes() int {
+	return c.gc.InboundBuffered() + len(c.plain) - c.plainOff
+}
+
+// resume continues after a pause: parse what is buffered (decrypting
+// first over TLS).
+func (c *conn) resume() {
+	if c.tls != nil {
+		c.decryptBuffered()
+	}
+	if !c.closed && !c.stopReading {
+		c.process()
+	}
+}
+
+// writeWire sends response bytes: as they are, or encrypted.
+func (c *conn) writeWire(p []byte) {
+	if c.tls == nil {
+		_, _ = c.gc.Write(p)
+		return
+	}
+	if err := c.tls.Write(p); err != nil {
+		c.srv.logDebug("TLS write failed: "+err.Error(), c)
+		c.abort()
+		return
+	}
+	c.markFirstResponse()
+	c.flushTLS()
+}

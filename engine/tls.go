@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/gwist/gwist/sockopt"
+	"github.com/gwist/gwist/tlsstate"
+)
+
+// tlsConn is the HTTPS half of a conn. Loop only.
+type tlsConn struct {
+	tls      *tlsstate.Conn
+	plain    []byte // decrypted, unparsed request bytes from plainOff
+	plainOff int
+	wire     []byte // scratch for ciphertext on its way to gnet
+
+	established   bool
+	peerClosed    bool // the client sent close_notify
+	responded     bool // the first response has been written
+	quickAckAtEnd bool // re-arm at the end of this callback if nothing was written
+	wroteInCB     bool
+}
+
+// plainBufSize is what decryption is given to write into: a whole record.
+const plainBufSize = 16<<10 + 512
+
+var plainPool = sync.Pool{New: func() any { b := make([]byte, 0, plainBufSize); return &b }}
+
+// tlsWaker runs on the loop when the handshake goroutine has a flight or a
+// result. It holds the conn, not the gnet.Conn, so a stale wake after close
+// is recognised (gnet reuses fd numbers).
+type tlsWaker struct{ c *conn }
+
+// Run implements gnet.Runnable.
+func (w *tlsWaker) Run(context.Context) error {
+	c := w.c
+	if c.closed || c.tls == nil {
+		return nil
+	}
+	c.inCallback = false
+	c.advanceTLS()
+	c.finishCallback()
+	return nil
+}
+
+// openTLS sets up the TLS state at accept and arms the first quick ACK.
+func (c *conn) openTLS(ts *tlsstate.Server) {
+	w := &tlsWaker{c: c}
+	el := c.el
+	c.tls = ts.NewConn(func() { _ = el.Execute(context.Background(), w) })
+	c.quickAck()
+}
+
+// quickAck re-arms TCP_QUICKACK so the client's handshake flights are
+// ACKed at once (a Nagle client holds its request until they are). Loop
+// only: the fd number is ours only while the connection is open.
+func (c *conn) quickAck() {
+	if c.config().DisableQuickAck || c.closed {
+		return
+	}
+	_ = sockopt.QuickAck(c.gc.Fd())
+}
+
+// onTLSTraffic: ciphertext arrived.
+func (c *conn) onTLSTraffic() {
+	c.wroteInCB = false
+	raw, _ := c.gc.Peek(-1)
+	if len(raw) > 0 {
+		if c.stopReading && c.established {
+			_, _ = c.gc.Discard(-1)
+		} else if n := min(c.tls.Room(), len(raw)); n > 0 {
+			err := c.tls.Feed(raw[:n])
+			_, _ = c.gc.Discard(n)
+			if st := c.tls.State(); st == tlsstate.AwaitingHello || st == tlsstate.Handshaking {
+				c.quickAck()
+			}
+			if err != nil && !errors.Is(err, tlsstate.ErrBufferFull) {
+				c.failTLS()
+				return
+			}
+		}
+	}
+	c.advanceTLS()
+}
+
+// advanceTLS picks up the handshake's progress, decrypts what has arrived
+// and parses it.
+func (c *conn) advanceTLS() {
+	c.decryptBuffered()
+	if c.closed || !c.established {
+		return
+	}
+	if !c.stopReading {
+		c.process()
+	}
+	if c.peerClosed {
+		c.stopReading, c.closeWhenDone = true, true
+	}
+}
+
+// decryptBuffered runs the state machine: flights out, records in.
+func (c *conn) decryptBuffered() {
+	if c.plainOff > 0 {
+		n := copy(c.plain, c.plain[c.plainOff:])
+		c.plain, c.plainOff = c.plain[:n], 0
+	}
+	if c.plain == nil {
+		c.plain = (*plainPool.Get().(*[]byte))[:0]
+	}
+	var err error
+	c.plain, err = c.tls.Process(c.plain)
+	handshaking := !c.established
+	if handshaking && c.tls.HasOutbound() {
+		c.flushTLS()
+		c.quickAck() // after each handshake flight
+	}
+	if handshaking {
+		switch c.tls.State() {
+		case tlsstate.Established, tlsstate.Closing:
+			c.established = true
+			c.quickAckAtEnd = true // the handoff, unless a response goes out now
+		}
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF):
+		c.peerClosed = true
+	default:
+		c.failTLS()
+		return
+	}
+	c.flushTLS() // e.g. a KeyUpdate reply
+	c.releasePlainIfEmpty()
+}
+
+// failTLS sends what the state machine still has (an alert, or a 400 for
+// plaintext HTTP on the TLS port), then closes.
+func (c *conn) failTLS() {
+	c.flushTLS()
+	c.stopReading, c.closeWhenDone = true, true
+	c.discardInput()
+}
+
+// flushTLS writes pending ciphertext to gnet.
+func (c *conn) flushTLS() {
+	if c.closed || !c.tls.HasOutbound() {
+		return
+	}
+	c.wire = c.tls.AppendOutbound(c.wire[:0])
+	c.wroteInCB = true
+	_, _ = c.gc.Write(c.wire)
+	if cap(c.wire) > 64<<10 {
+		c.wire = nil
+	}
+}
+
+// endTLSCallback re-arms the quick ACK at the handoff when the callback
+// sent nothing that would carry the ACK itself.
+func (c *conn) endTLSCallback() {
+	if c.quickAckAtEnd {
+		c.quickAckAtEnd = false
+		if !c.wroteInCB {
+			c.quickAck()
+		}
+	}
+	c.wroteInCB = false
+	if c.wire != nil && len(c.wire) == 0 && cap(c.wire) > 4<<10 {
+		c.wire = nil // idle connections keep no scratch buffer
+	}
+}
+
+// markFirstResponse feeds the handshake → first response timing.
+func (c *conn) markFirstResponse() {
+	if !c.responded {
+		c.responded = true
+		c.tls.MarkFirstResponse(time.Now())
+	}
+}
+
+// closeTLS sends close_notify before the socket closes (OpenSSL clients
+// report "unexpected eof" without it).
+func (c *conn) closeTLS() {
+	c.tls.CloseNotify()
+	c.flushTLS()
+}
+
+func (c *conn) releasePlainIfEmpty() {
+	if c.plain != nil && len(c.plain) == c.plainOff {
+		b := c.plain[:0]
+		c.plain, c.plainOff = nil, 0
+		if cap(b) <= 4*plainBufSize {
+			plainPool.Put(&b)
+		}
+	}
+}
+
+func (c *conn) releaseTLS() {
+	c.tls.Release()
+	c.plain, c.plainOff, c.wire = nil, 0, nil
+}

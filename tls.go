@@ -1,0 +1,111 @@
+package gwist
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/gwist/gwist/engine"
+	"github.com/gwist/gwist/tlsstate"
+)
+
+// WithQuickAck turns the TCP_QUICKACK re-arm around TLS handshakes on or
+// off (default on). With it, a client that leaves Nagle on (ab, many
+// OpenSSL clients) gets its first response right after the handshake
+// instead of after the peer's ~40 ms delayed ACK. Off is for A/B runs.
+func WithQuickAck(on bool) Option { return func(c *config) { c.engine.DisableQuickAck = !on } }
+
+// WithTLSHandshakeTimeout bounds a TLS handshake (default 10 s; close).
+func WithTLSHandshakeTimeout(d time.Duration) Option {
+	return func(c *config) { c.tls.HandshakeTimeout = d }
+}
+
+// WithMaxHandshakes bounds the TLS handshakes running at once (default 64
+// per CPU). Further connections wait, without a goroutine, in a bounded
+// queue (16 × this), and are refused beyond it.
+func WithMaxHandshakes(n int) Option { return func(c *config) { c.tls.MaxHandshakes = n } }
+
+// StartTLS serves HTTPS on addr with cfg in the background and returns the
+// bound address. cfg is honoured as given (Certificates, GetCertificate for
+// SNI or hot reload, session tickets, ClientAuth); MinVersion defaults to
+// TLS 1.2 and NextProtos to ["http/1.1"]. A plaintext and a TLS listener
+// can run in one App.
+func (a *App) StartTLS(addr string, cfg *tls.Config) (net.Addr, error) {
+	if cfg == nil {
+		return nil, errors.New("gwist: StartTLS needs a *tls.Config")
+	}
+	tc := a.cfg.tls
+	tc.TLS = cfg
+	ts, err := tlsstate.NewServer(tc)
+	if err != nil {
+		return nil, err
+	}
+	return a.start(addr, ts)
+}
+
+// ServeTLS serves HTTPS on addr with cfg until Shutdown, then returns
+// ErrServerClosed.
+func (a *App) ServeTLS(addr string, cfg *tls.Config) error {
+	if _, err := a.StartTLS(addr, cfg); err != nil {
+		return err
+	}
+	return a.waitLast()
+}
+
+// ListenTLS serves HTTPS on addr with the PEM certificate and key files
+// until Shutdown, then returns ErrServerClosed.
+func (a *App) ListenTLS(addr, certFile, keyFile string) error {
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return fmt.Errorf("gwist: loading certificate: %w", err)
+	}
+	return a.ServeTLS(addr, &tls.Config{Certificates: []tls.Certificate{cert}})
+}
+
+// Stats is a snapshot of an App's counters.
+type Stats struct {
+	// Conns is the number of open connections over all listeners.
+	Conns int64
+	// TLS sums the TLS listeners' handshake counters and timings: full
+	// and resumed handshakes, failures by reason, by version and by ALPN,
+	// handshake time and the time from established to first response.
+	TLS tlsstate.Stats
+}
+
+// Stats returns the App's counters.
+func (a *App) Stats() Stats {
+	a.mu.Lock()
+	servers := append([]*engine.Server(nil), a.servers...)
+	a.mu.Unlock()
+	var st Stats
+	st.TLS = tlsstate.Stats{Failed: map[string]uint64{}, ConnErrors: map[string]uint64{},
+		ByVersion: map[string]uint64{}, ByALPN: map[string]uint64{}}
+	for _, s := range servers {
+		st.Conns += s.ActiveConns()
+		if ts := s.TLS(); ts != nil {
+			addTLSStats(&st.TLS, ts.Stats())
+		}
+	}
+	return st
+}
+
+func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {
+	dst.Full += s.Full
+	dst.Resumed += s.Resumed
+	dst.Abandoned += s.Abandoned
+	dst.InFlight += s.InFlight
+	dst.Queued += s.Queued
+	dst.HandshakeTime += s.HandshakeTime
+	dst.HandshakeMax = max(dst.HandshakeMax, s.HandshakeMax)
+	dst.Responses += s.Responses
+	dst.ResponseDelay += s.ResponseDelay
+	dst.ResponseMax = max(dst.ResponseMax, s.ResponseMax)
+	for _, m := range [][2]map[string]uint64{{dst.Failed, s.Failed}, {dst.ConnErrors, s.ConnErrors},
+		{dst.ByVersion, s.ByVersion}, {dst.ByALPN, s.ByALPN}} {
+		for k, v := range m[1] {
+			m[0][k] += v
+		}
+	}
+}
