@@ -2,11 +2,15 @@ package http1
 
 import "bytes"
 
-// completeHead copies the complete head h into r (which it resets) and
-// parses it there, then arms the parser for the body, if any.
+// completeHead copies the complete head h into r and parses it there, then
+// arms the parser for the body, if any.
 func (p *Parser) completeHead(r *Request, h []byte) (Event, *Error) {
-	r.Reset()
-	r.head = append(growBytes(r.head, len(h), p.Limits.maxHeader()), h...)
+	// Every field is assigned by parseHead; only the body side needs
+	// clearing here (the caller normally passes a Reset Request anyway).
+	r.Path, r.RawQuery, r.Headers = "", "", nil
+	r.Body, r.Trailers = nil, nil
+	r.body, r.trail, r.tfields = r.body[:0], r.trail[:0], r.tfields[:0]
+	r.head = append(growBytes(r.head[:0], len(h), p.Limits.maxHeader()), h...)
 	if e := p.parseHead(r, r.head); e != nil {
 		return NeedMore, e
 	}
@@ -108,6 +112,7 @@ func (p *Parser) parseHead(r *Request, h []byte) *Error {
 	if authority != nil {
 		r.Host = bstr(authority)
 	}
+	r.Chunked, r.ContentLength = false, 0
 	switch {
 	case hi.chunked:
 		r.Chunked, r.ContentLength = true, -1
@@ -170,20 +175,25 @@ func parseFieldLine(line []byte) (nameEnd, valStart, valEnd int, e *Error) {
 	if len(line) > 0 && (line[0] == ' ' || line[0] == '\t') {
 		return 0, 0, 0, &errObsFold
 	}
-	colon := bytes.IndexByte(line, ':')
-	switch {
-	case colon < 0:
-		return 0, 0, 0, &errNoColon
-	case colon == 0:
-		return 0, 0, 0, &errEmptyName
+	// The name is short: scan it for tchar up to the colon in one pass.
+	colon := 0
+	for colon < len(line) && isTchar[line[colon]] {
+		colon++
 	}
-	for _, c := range line[:colon] {
-		if !isTchar[c] {
-			if validToken(trimOWS(line[:colon])) {
-				return 0, 0, 0, &errSpaceColon
-			}
-			return 0, 0, 0, &errFieldName
+	if colon == len(line) || line[colon] != ':' {
+		c := bytes.IndexByte(line, ':')
+		switch {
+		case c < 0:
+			return 0, 0, 0, &errNoColon
+		case c == 0:
+			return 0, 0, 0, &errEmptyName
+		case validToken(trimOWS(line[:c])):
+			return 0, 0, 0, &errSpaceColon
 		}
+		return 0, 0, 0, &errFieldName
+	}
+	if colon == 0 {
+		return 0, 0, 0, &errEmptyName
 	}
 	vs, ve := colon+1, len(line)
 	for vs < ve && (line[vs] == ' ' || line[vs] == '\t') {

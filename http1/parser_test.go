@@ -304,3 +304,36 @@ func TestErrorString(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestReuseWithoutReset parses several requests into one Request without
+// calling Reset between them: each must come out complete and clean.
+func TestReuseWithoutReset(t *testing.T) {
+	in := []byte("POST /a?x=1 HTTP/1.1\r\nHost: a\r\nX-Long: 0123456789\r\nContent-Length: 3\r\n\r\nabc" +
+		"PUT /b HTTP/1.1\r\nHost: b\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nz\r\n0\r\nT: 1\r\n\r\n" +
+		"GET /c HTTP/1.0\r\n\r\n")
+	var p Parser
+	var r Request
+	var got []snapshot
+	for len(in) > 0 {
+		n, ev, err := p.Parse(&r, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = in[n:]
+		if ev == MessageComplete {
+			got = append(got, snap(&r))
+		}
+	}
+	want := []snapshot{
+		with(get11("POST", "/a?x=1", "/a", "x=1", "a", "Host", "a", "X-Long", "0123456789", "Content-Length", "3"),
+			func(s *snapshot) { s.ContentLength, s.Body, s.HasBody = 3, "abc", true }),
+		with(get11("PUT", "/b", "/b", "", "b", "Host", "b", "Transfer-Encoding", "chunked"),
+			func(s *snapshot) {
+				s.ContentLength, s.Chunked, s.Body, s.HasBody, s.Trailers = -1, true, "z", true, hf("T", "1")
+			}),
+		with(get11("GET", "/c", "/c", "", ""), func(s *snapshot) { s.ProtoMinor, s.KeepAlive = 0, false }),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got\n%+v\nwant\n%+v", got, want)
+	}
+}

@@ -32,8 +32,9 @@ type ResponseHead struct {
 // [Date]), Server, the handler's fields (except Content-Length,
 // Transfer-Encoding, Connection and Date, which are the framing's and set
 // here), the framing fields and the empty line. 1xx, 204 and 304 responses
-// get no Content-Length or Transfer-Encoding, and 1xx no Connection. It
-// allocates nothing when dst has room.
+// get no Content-Length or Transfer-Encoding. A 1xx response gets no
+// Connection field of AppendHead's own but keeps the handler's (a 101 needs
+// "Connection: Upgrade"). It allocates nothing when dst has room.
 func AppendHead(dst []byte, h *ResponseHead) []byte {
 	status := h.Status
 	if status < 100 || status > 999 {
@@ -48,9 +49,12 @@ func AppendHead(dst []byte, h *ResponseHead) []byte {
 		dst = append(dst, h.Server...)
 		dst = append(dst, "\r\n"...)
 	}
+	informational := status < 200
 	if h.Header != nil {
 		for _, f := range h.Header.fields {
-			if framingField(f.Name) {
+			// A 1xx head carries no framing of ours, so the handler's
+			// Connection (e.g. "Upgrade" on a 101) goes through.
+			if framingField(f.Name) && !(informational && len(f.Name) == 10) {
 				continue
 			}
 			dst = append(dst, f.Name...)
@@ -59,7 +63,6 @@ func AppendHead(dst []byte, h *ResponseHead) []byte {
 			dst = append(dst, "\r\n"...)
 		}
 	}
-	informational := status < 200
 	closeConn := !h.KeepAlive
 	if !informational && status != 204 && status != 304 {
 		switch {

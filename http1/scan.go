@@ -95,6 +95,7 @@ func (p *Parser) parseHeadBytes(r *Request, buf []byte) (int, Event, *Error) {
 // (through the LF of the empty line) once complete, 0 while incomplete.
 func (p *Parser) scanHead(d []byte, over bool) (int, *Error) {
 	i := p.scan
+	maxFields := p.Limits.maxCount()
 	for {
 		if p.nlines == 0 {
 			if p.sp1 < 0 {
@@ -161,7 +162,7 @@ func (p *Parser) scanHead(d []byte, over bool) (int, *Error) {
 			return lf + 1, nil
 		}
 		p.nlines++
-		if p.nlines-1 > p.Limits.maxCount() {
+		if p.nlines-1 > maxFields {
 			return 0, &errTooManyFields
 		}
 		i = lf + 1

@@ -1,0 +1,75 @@
+package tlsstate
+
+import (
+	"crypto/tls"
+	"errors"
+	"runtime"
+	"time"
+)
+
+// Defaults applied by NewServer to zero Config fields.
+const (
+	// DefaultHandshakeTimeout bounds a handshake from NewConn to
+	// established.
+	DefaultHandshakeTimeout = 10 * time.Second
+	// HandshakesPerCPU times GOMAXPROCS is the default MaxHandshakes.
+	// A handshake goroutine spends a few hundred microseconds of CPU and
+	// otherwise waits one round trip for the client's second flight, so
+	// 64 per CPU keeps the CPUs busy across slow clients while bounding
+	// memory.
+	HandshakesPerCPU = 64
+	// QueuePerHandshake times MaxHandshakes is the default MaxQueued.
+	QueuePerHandshake = 16
+)
+
+// Config configures a Server.
+type Config struct {
+	// TLS is honoured as given (Certificates, GetCertificate,
+	// GetConfigForClient, session tickets, ClientAuth...) and cloned by
+	// NewServer. MinVersion defaults to TLS 1.2 when 0; NextProtos
+	// defaults to ["http/1.1"] when empty. Configs returned by
+	// GetConfigForClient are used as they are.
+	TLS *tls.Config
+	// HandshakeTimeout bounds the time from NewConn until the handshake
+	// is done, including time spent queued. On expiry the connection
+	// fails with ReasonTimeout. Default DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
+	// MaxHandshakes bounds the handshake goroutines running at once.
+	// Default HandshakesPerCPU × GOMAXPROCS.
+	MaxHandshakes int
+	// MaxQueued bounds the connections waiting for a handshake goroutine;
+	// they hold their ClientHello but no goroutine. Past it a connection
+	// fails with ReasonLimiterRefused. Default QueuePerHandshake ×
+	// MaxHandshakes; negative means no queue.
+	MaxQueued int
+}
+
+func (cfg *Config) withDefaults() (Config, error) {
+	c := *cfg
+	if c.TLS == nil {
+		return c, errors.New("tlsstate: Config.TLS is nil")
+	}
+	if len(c.TLS.Certificates) == 0 && c.TLS.GetCertificate == nil && c.TLS.GetConfigForClient == nil {
+		return c, errors.New("tlsstate: Config.TLS has no certificate source")
+	}
+	c.TLS = c.TLS.Clone()
+	if c.TLS.MinVersion == 0 {
+		c.TLS.MinVersion = tls.VersionTLS12
+	}
+	if len(c.TLS.NextProtos) == 0 {
+		c.TLS.NextProtos = []string{"http/1.1"}
+	}
+	if c.HandshakeTimeout <= 0 {
+		c.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if c.MaxHandshakes <= 0 {
+		c.MaxHandshakes = HandshakesPerCPU * runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case c.MaxQueued == 0:
+		c.MaxQueued = QueuePerHandshake * c.MaxHandshakes
+	case c.MaxQueued < 0:
+		c.MaxQueued = 0
+	}
+	return c, nil
+}

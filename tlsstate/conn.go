@@ -1,0 +1,494 @@
+package tlsstate
+
+import (
+	"container/list"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// phase is the cross-goroutine state of a Conn, guarded by Conn.mu. The
+// public State is the loop's view of it, synced by Feed and Process.
+type phase uint8
+
+const (
+	phWaiting  phase = iota // AwaitingHello: bytes buffered, no goroutine
+	phQueued                // ClientHello complete, waiting for a goroutine
+	phRunning               // a goroutine runs the handshake
+	phDone                  // handshake done; the loop owns the tls.Conn
+	phFailed                // failed; Conn.err says why
+	phAborted               // CloseNotify before the handshake finished
+	phReleased              // Release was called
+)
+
+// Info is what the handshake negotiated, published once the connection
+// is established.
+type Info struct {
+	Version            uint16 // tls.VersionTLS12, tls.VersionTLS13...
+	CipherSuite        uint16
+	NegotiatedProtocol string // ALPN result; "" if none
+	Resumed            bool   // session resumed from a ticket
+	ServerName         string // SNI sent by the client; "" if none
+	PeerCertificates   []*x509.Certificate
+	// ConnectionState is the full state captured when the handshake
+	// finished, e.g. for an http.Request.TLS-like field.
+	ConnectionState tls.ConnectionState
+}
+
+// Conn is one connection's TLS state. Its methods are for the connection's
+// event loop only (one goroutine at a time), except State, which is safe
+// anywhere.
+type Conn struct {
+	s      *Server
+	notify func()
+	tr     transport
+
+	// Loop-owned.
+	state     atomic.Int32 // State
+	hello     helloScanner
+	sentClose bool
+	recvClose bool
+	starved   bool // crypto/tls needs new bytes before it can decrypt more
+
+	// signal wakes the handshake goroutine's Read (capacity 1, never
+	// blocks a sender).
+	signal chan struct{}
+
+	mu       sync.Mutex // guards the fields below
+	phase    phase
+	tc       *tls.Conn // set with the ClientHello; the loop's after phDone
+	ctx      context.Context
+	cancel   context.CancelFunc
+	timer    *time.Timer
+	in       []byte // ciphertext not yet read by crypto/tls, from inOff
+	inOff    int
+	out      []byte // ciphertext for the network
+	outDirty bool   // out grew since the loop or notify last saw it
+	wantRoom bool   // the loop was refused bytes; notify when Read drains
+	blocking bool   // the transport's Read waits for bytes (handshake)
+	trErr    error  // set: the transport is closed, Read returns it
+	err      *Error // set with phFailed
+	info     Info
+	timings  Timings
+
+	elem *list.Element // place in Server.queue; guarded by Server.mu
+}
+
+// NewConn returns the TLS state for a newly accepted connection. Its
+// handshake timeout starts now. notify is called, from another goroutine,
+// when the connection has output or a state change for the loop; it must
+// not block and must not call the Conn's methods (it runs under the Conn's
+// lock); typically it wakes the loop, which then calls Process and
+// AppendOutbound. notify is never called after Release returns. NewConn is
+// safe for concurrent use.
+func (s *Server) NewConn(notify func()) *Conn {
+	c := &Conn{s: s, notify: notify, signal: make(chan struct{}, 1)}
+	c.tr.c = c
+	c.mu.Lock()
+	c.timings.AcceptedAt = time.Now()
+	c.timer = time.AfterFunc(s.timeout, c.onTimeout)
+	c.mu.Unlock()
+	return c
+}
+
+// State returns the connection's state as of the last Feed, Process,
+// CloseNotify or Release. Safe from any goroutine.
+func (c *Conn) State() State { return State(c.state.Load()) }
+
+func (c *Conn) setState(s State) { c.state.Store(int32(s)) }
+
+// Feed hands the connection ciphertext from the network; b is copied.
+// While the ClientHello is incomplete Feed checks it and fails fast on
+// non-TLS input. Feed refuses input past MaxBuffered with ErrBufferFull
+// (see Room). After a failure it returns the *Error; after Release,
+// ErrClosed. Bytes that arrive after the peer's close_notify are ignored.
+func (c *Conn) Feed(b []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.syncLocked(); err != nil {
+		return err
+	}
+	if len(b) == 0 || c.recvClose || c.phase == phAborted {
+		return nil
+	}
+	if c.bufferedLocked()+len(b) > MaxBuffered {
+		c.wantRoom = true
+		return ErrBufferFull
+	}
+	if c.timings.FirstByteAt.IsZero() {
+		c.timings.FirstByteAt = time.Now()
+	}
+	if c.in == nil {
+		c.in = getBuf()
+	} else if c.inOff > 0 && len(c.in)+len(b) > cap(c.in) {
+		n := copy(c.in, c.in[c.inOff:])
+		c.in, c.inOff = c.in[:n], 0
+	}
+	c.in = append(c.in, b...)
+	c.starved = false
+	c.wakeLocked()
+	if c.State() == AwaitingHello {
+		return c.scanHelloLocked()
+	}
+	return nil
+}
+
+// scanHelloLocked checks the buffered ClientHello and, once it is
+// complete, starts the handshake.
+func (c *Conn) scanHelloLocked() error {
+	st, reason, err := c.hello.scan(c.in)
+	switch {
+	case st == helloBad:
+		if reason == ReasonNotTLS && looksLikeHTTP(c.in) {
+			c.queueLocked([]byte(httpOnTLSPort))
+		} else if reason != ReasonNotTLS {
+			c.queueLocked(alertDecodeError)
+		}
+		c.failLocked(reason, err)
+		c.setState(Failed)
+		return c.err
+	case st == helloPartial && c.bufferedLocked() >= MaxBuffered:
+		c.queueLocked(alertDecodeError)
+		c.failLocked(ReasonOverflow, errOverflow)
+		c.setState(Failed)
+		return c.err
+	case st == helloPartial:
+		return nil
+	}
+	c.timings.HelloAt = time.Now()
+	c.tc = tls.Server(&c.tr, c.s.tls)
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.blocking = true
+	c.phase = phQueued
+	c.setState(Handshaking)
+	if !c.s.admit(c) {
+		c.failLocked(ReasonLimiterRefused, errRefused)
+		c.setState(Failed)
+		return c.err
+	}
+	return nil
+}
+
+// Room returns how many more bytes Feed accepts now. Once established,
+// Process makes room. While handshaking the goroutine does: after Room
+// returned 0 or Feed returned ErrBufferFull, notify fires when it has.
+func (c *Conn) Room() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.phase == phReleased {
+		return 0
+	}
+	n := MaxBuffered - c.bufferedLocked()
+	if n == 0 {
+		c.wantRoom = true
+	}
+	return n
+}
+
+func (c *Conn) bufferedLocked() int { return len(c.in) - c.inOff }
+
+// syncLocked brings the loop's State up to date with the phase and
+// returns the error Feed and Process report, if any.
+func (c *Conn) syncLocked() error {
+	switch c.phase {
+	case phReleased:
+		return ErrClosed
+	case phFailed:
+		c.setState(Failed)
+		return c.err
+	case phAborted:
+		c.setState(Closed)
+		return ErrClosed
+	case phDone:
+		if c.State() == Handshaking {
+			c.setState(Established)
+		}
+	}
+	return nil
+}
+
+// Process advances the connection without blocking. It picks up the
+// handshake's result and, once established, decrypts every complete record
+// fed so far, appending the plaintext to plain. It returns io.EOF after the
+// peer's close_notify, and the *Error once the connection has failed (an
+// alert may then be waiting in AppendOutbound). Reading records may queue
+// output (a TLS 1.3 KeyUpdate reply), so check HasOutbound afterwards. To
+// avoid allocations pass a plain with spare capacity of 16 KiB or more.
+func (c *Conn) Process(plain []byte) ([]byte, error) {
+	c.mu.Lock()
+	err := c.syncLocked()
+	c.mu.Unlock()
+	if err != nil {
+		return plain, err
+	}
+	switch c.State() {
+	case AwaitingHello, Handshaking:
+		return plain, nil
+	}
+	if c.recvClose {
+		return plain, io.EOF
+	}
+	return c.decrypt(plain)
+}
+
+// readChunk is how much room decrypt makes in plain at a time: a record.
+const readChunk = maxPlainRecord
+
+// decrypt reads records from the established tls.Conn until the transport
+// has no complete record left.
+func (c *Conn) decrypt(plain []byte) ([]byte, error) {
+	if c.starved {
+		return plain, nil // nothing fed since crypto/tls ran dry
+	}
+	for {
+		var n int
+		var err error
+		if cap(plain)-len(plain) >= 512 {
+			n, err = c.tc.Read(plain[len(plain):cap(plain)])
+			plain = plain[:len(plain)+n]
+		} else {
+			// Probe with a small buffer so an idle Process allocates nothing.
+			var probe [512]byte
+			n, err = c.tc.Read(probe[:])
+			if n > 0 {
+				plain = append(slices.Grow(plain, readChunk), probe[:n]...)
+			}
+		}
+		if err == nil {
+			if n == 0 {
+				return plain, nil
+			}
+			continue
+		}
+		if _, ok := err.(wouldBlock); ok {
+			c.starved = true
+			return plain, nil
+		}
+		if err == io.EOF {
+			c.recvClose = true
+			if c.sentClose {
+				c.setState(Closed)
+			} else {
+				c.setState(Closing)
+			}
+			return plain, io.EOF
+		}
+		c.mu.Lock()
+		c.failLocked(classifyRecord(err), err)
+		e := c.err
+		c.mu.Unlock()
+		c.setState(Failed)
+		return plain, e
+	}
+}
+
+// AppendOutbound appends all pending ciphertext (handshake flights,
+// records, alerts, or the plaintext 400 for HTTP on the TLS port) to dst
+// and returns it.
+func (c *Conn) AppendOutbound(dst []byte) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.out) > 0 {
+		dst = append(dst, c.out...)
+	}
+	putBuf(c.out)
+	c.out, c.outDirty = nil, false
+	return dst
+}
+
+// HasOutbound reports whether AppendOutbound has anything to return.
+func (c *Conn) HasOutbound() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.out) > 0
+}
+
+// Write encrypts application data into the outbound queue. It returns
+// ErrNotEstablished before the handshake is done, ErrClosed after
+// CloseNotify or Release, and the *Error after a failure.
+func (c *Conn) Write(plain []byte) error {
+	switch c.State() {
+	case AwaitingHello, Handshaking:
+		return ErrNotEstablished
+	case Established, Closing:
+		if c.sentClose {
+			return ErrClosed
+		}
+	case Failed:
+		return c.Err()
+	default:
+		return ErrClosed
+	}
+	_, err := c.tc.Write(plain)
+	return err
+}
+
+// CloseNotify queues a close_notify alert and moves to Closing, or to
+// Closed if the peer's close_notify was already read. Before the handshake
+// is done there is nothing to notify: it abandons the handshake (counted
+// as ReasonAborted) and moves to Closed. It is a no-op once closed or
+// failed.
+func (c *Conn) CloseNotify() {
+	switch c.State() {
+	case AwaitingHello, Handshaking:
+		c.mu.Lock()
+		if c.phase == phDone {
+			c.mu.Unlock()
+			c.setState(Established)
+			c.CloseNotify()
+			return
+		}
+		switch c.phase {
+		case phFailed:
+			c.mu.Unlock()
+			c.setState(Failed)
+			return
+		case phWaiting, phQueued, phRunning:
+			c.s.stats.failed[ReasonAborted].Add(1)
+			c.phase = phAborted
+			c.stopLocked(errAborted)
+		}
+		c.mu.Unlock()
+		c.s.dequeue(c)
+		c.setState(Closed)
+	case Established, Closing:
+		if c.sentClose {
+			return
+		}
+		c.sentClose = true
+		_ = c.tc.CloseWrite() // only fails if already sent
+		if c.recvClose {
+			c.setState(Closed)
+		} else {
+			c.setState(Closing)
+		}
+	}
+}
+
+// Err returns the failure, as an *Error, or nil.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		return nil
+	}
+	return c.err
+}
+
+// Info returns what the handshake negotiated. It is the zero Info until
+// Process has reported the connection established.
+func (c *Conn) Info() Info {
+	switch c.State() {
+	case AwaitingHello, Handshaking:
+		return Info{}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.info
+}
+
+// Timings returns the connection's recorded moments.
+func (c *Conn) Timings() Timings {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.timings
+}
+
+// MarkFirstResponse records when the engine wrote the first response;
+// only the first call counts. It feeds the server's response-delay stats.
+func (c *Conn) MarkFirstResponse(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.timings.FirstResponseAt.IsZero() {
+		return
+	}
+	c.timings.FirstResponseAt = t
+	if !c.timings.EstablishedAt.IsZero() {
+		c.s.stats.response(t.Sub(c.timings.EstablishedAt))
+	}
+}
+
+// Release frees the connection: it stops the timer, abandons a running
+// or queued handshake and drops buffered bytes. A running handshake
+// goroutine is woken and exits promptly without touching the Conn again;
+// Release does not wait for it. Release is idempotent and safe in any
+// state; afterwards Feed, Process and Write return ErrClosed.
+func (c *Conn) Release() {
+	c.mu.Lock()
+	if c.phase == phReleased {
+		c.mu.Unlock()
+		return
+	}
+	switch c.phase {
+	case phWaiting, phQueued, phRunning:
+		if c.timings.FirstByteAt.IsZero() {
+			c.s.stats.abandoned.Add(1)
+		} else {
+			c.s.stats.failed[ReasonClientGone].Add(1)
+		}
+	}
+	c.phase = phReleased
+	c.stopLocked(ErrClosed)
+	putBuf(c.in)
+	putBuf(c.out)
+	c.in, c.inOff, c.out, c.outDirty = nil, 0, nil, false
+	c.tc = nil
+	c.mu.Unlock()
+	c.s.dequeue(c)
+	if c.State() != Failed {
+		c.setState(Closed)
+	}
+}
+
+// queueLocked appends b to the outbound queue.
+func (c *Conn) queueLocked(b []byte) {
+	if c.out == nil {
+		c.out = getBuf()
+	}
+	c.out = append(c.out, b...)
+	c.outDirty = true
+}
+
+// wakeLocked wakes a handshake goroutine waiting in the transport's Read.
+func (c *Conn) wakeLocked() {
+	select {
+	case c.signal <- struct{}{}:
+	default:
+	}
+}
+
+// stopLocked stops the timer, cancels the handshake context and closes
+// the transport with err, waking a goroutine blocked in Read.
+func (c *Conn) stopLocked(err error) {
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	if c.cancel != nil {
+		c.cancel()
+	}
+	if c.trErr == nil {
+		c.trErr = err
+	}
+	c.wakeLocked()
+}
+
+// failLocked records a failure for reason, counting it as a handshake or
+// a connection error, and shuts down the handshake machinery.
+func (c *Conn) failLocked(reason Reason, err error) {
+	if c.phase == phFailed || c.phase == phReleased {
+		return
+	}
+	if c.phase == phDone {
+		c.s.stats.connErr[reason].Add(1)
+	} else {
+		c.s.stats.failed[reason].Add(1)
+	}
+	c.phase = phFailed
+	c.err = &Error{Reason: reason, Err: err}
+	c.stopLocked(errAborted)
+}

@@ -1,0 +1,39 @@
+// Package tlsstate is a sans-I/O TLS server state machine built on the
+// standard crypto/tls package, for event loops that must never block.
+//
+// The engine feeds it ciphertext read from the network and takes back
+// ciphertext to write and plaintext to hand to the protocol layer:
+//
+//	tc.Feed(bytesFromSocket)              // copied
+//	plain, err = tc.Process(plain[:0])    // decrypt what is complete
+//	out = tc.AppendOutbound(out[:0])      // flights, records, alerts
+//	write out to the socket
+//
+// crypto/tls cannot resume an interrupted handshake, so the handshake runs
+// on a goroutine of its own over an in-memory transport. Its flights are
+// queued for the loop and announced with the notify callback given to
+// NewConn; the engine then wakes its loop, which calls Process and
+// AppendOutbound. Once the handshake is done the same *tls.Conn is used
+// from the loop alone, over a transport whose reads never block.
+//
+// No goroutine is started until a complete ClientHello has arrived, so
+// connections that send nothing, or only part of a hello, cost a buffer and
+// a timer. At most Config.MaxHandshakes handshake goroutines run at once;
+// beyond that, connections wait in a bounded FIFO queue without a goroutine
+// of their own and are served by the goroutines that finish first.
+//
+// # Where the engine re-arms TCP_QUICKACK
+//
+// Linux leaves quick-ACK mode on its own. The engine re-arms it on the loop
+// after each Feed while State is AwaitingHello or Handshaking, after writing
+// a handshake flight taken with AppendOutbound, and when State first reads
+// Established after Process (the handoff), unless it writes a response in
+// the same callback.
+//
+// # Failures
+//
+// Feed and Process return an *Error carrying a Reason once a connection has
+// failed. The engine should write out whatever AppendOutbound still returns
+// (an alert, or a plaintext 400 response when plain HTTP reached the TLS
+// port), then close the socket and call Release.
+package tlsstate

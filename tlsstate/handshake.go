@@ -1,0 +1,122 @@
+package tlsstate
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"time"
+)
+
+// begin moves a queued connection to running and hands the worker its
+// tls.Conn. It reports false if the connection was released, aborted or
+// timed out while queued.
+func (c *Conn) begin() (*tls.Conn, context.Context, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.phase != phQueued {
+		return nil, nil, false
+	}
+	c.phase = phRunning
+	c.timings.StartedAt = time.Now()
+	return c.tc, c.ctx, true
+}
+
+// run performs the handshake on the worker goroutine and publishes the
+// result before notifying the loop. After it returns, the goroutine never
+// touches the tls.Conn again.
+func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
+	err := tc.HandshakeContext(ctx)
+	var cs tls.ConnectionState
+	if err == nil {
+		// Safe here: this goroutine owns the handshake mutex's only user.
+		cs = tc.ConnectionState()
+	}
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.phase != phRunning {
+		return // released or aborted; that path counted it
+	}
+	if err == nil && c.trErr != nil {
+		err = c.trErr // timed out as it finished
+	}
+	if err != nil {
+		reason := classifyHandshake(err)
+		if c.trErr == errTimeout {
+			reason = ReasonTimeout
+		}
+		c.failLocked(reason, err)
+		c.notifyLocked()
+		return
+	}
+	c.timer.Stop()
+	c.cancel()
+	c.blocking = false
+	c.info = Info{
+		Version:            cs.Version,
+		CipherSuite:        cs.CipherSuite,
+		NegotiatedProtocol: cs.NegotiatedProtocol,
+		Resumed:            cs.DidResume,
+		ServerName:         cs.ServerName,
+		PeerCertificates:   cs.PeerCertificates,
+		ConnectionState:    cs,
+	}
+	c.timings.EstablishedAt = now
+	c.phase = phDone
+	c.s.stats.established(&cs, since(c.timings.FirstByteAt, now))
+	c.notifyLocked()
+}
+
+// onTimeout runs on a timer goroutine when the handshake deadline passes.
+func (c *Conn) onTimeout() {
+	c.mu.Lock()
+	switch c.phase {
+	case phWaiting, phQueued:
+		c.failLocked(ReasonTimeout, errTimeout)
+		c.notifyLocked()
+		c.mu.Unlock()
+		c.s.dequeue(c)
+		return
+	case phRunning:
+		// Wake the goroutine; run classifies the error as a timeout.
+		c.trErr = errTimeout
+		c.stopLocked(errTimeout)
+	}
+	c.mu.Unlock()
+}
+
+// notifyLocked tells the engine there is something for the loop. It runs
+// under c.mu so that no notification can follow Release.
+func (c *Conn) notifyLocked() {
+	if c.notify != nil && c.phase != phReleased {
+		c.notify()
+	}
+}
+
+// classifyHandshake maps a crypto/tls handshake error to a Reason.
+func classifyHandshake(err error) Reason {
+	var rh tls.RecordHeaderError
+	if errors.As(err, &rh) {
+		return ReasonBadRecord
+	}
+	if isRemoteAlert(err) {
+		return ReasonAlert
+	}
+	return ReasonHandshakeError
+}
+
+// classifyRecord maps an error from reading records after the handshake.
+func classifyRecord(err error) Reason {
+	if isRemoteAlert(err) {
+		return ReasonAlert
+	}
+	return ReasonBadRecord
+}
+
+// isRemoteAlert reports whether crypto/tls reported an alert from the
+// peer; it wraps those in a *net.OpError with Op "remote error".
+func isRemoteAlert(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "remote error"
+}

@@ -1,0 +1,123 @@
+package tlsstate
+
+import (
+	"crypto/tls"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Stats is a snapshot of a Server's counters, for App.Stats.
+type Stats struct {
+	// Full and Resumed count handshakes that completed.
+	Full, Resumed uint64
+	// Failed counts connections that failed before being established, by
+	// Reason name ("timeout", "not_tls", "bad_record", "alert",
+	// "handshake_error", "client_gone", "limiter_refused", "overflow",
+	// "aborted"). Every name is present, zero or not.
+	Failed map[string]uint64
+	// ConnErrors counts established connections that failed later, by
+	// Reason name (mostly "bad_record" and "alert").
+	ConnErrors map[string]uint64
+	// Abandoned counts connections released before sending any byte
+	// (port scans, health checks).
+	Abandoned uint64
+	// ByVersion counts completed handshakes by tls.VersionName.
+	ByVersion map[string]uint64
+	// ByALPN counts completed handshakes by negotiated protocol; "" means
+	// none was negotiated.
+	ByALPN map[string]uint64
+	// InFlight is the number of handshake goroutines; Queued the number
+	// of connections waiting for one.
+	InFlight, Queued int
+	// HandshakeTime sums, over completed handshakes, the time from the
+	// first ciphertext byte to established; HandshakeMax is the largest.
+	HandshakeTime, HandshakeMax time.Duration
+	// Responses counts Conn.MarkFirstResponse calls on established
+	// connections; ResponseDelay sums the time from established to the
+	// first response, ResponseMax is the largest.
+	Responses                  uint64
+	ResponseDelay, ResponseMax time.Duration
+}
+
+// counters is the live, concurrently updated form of Stats.
+type counters struct {
+	full, resumed, abandoned atomic.Uint64
+	failed, connErr          [numReasons]atomic.Uint64
+	hsTotal, hsMax           atomic.Int64
+	responses                atomic.Uint64
+	respTotal, respMax       atomic.Int64
+
+	mu        sync.Mutex
+	byVersion map[uint16]uint64
+	byALPN    map[string]uint64
+}
+
+func (k *counters) init() {
+	k.byVersion = make(map[uint16]uint64)
+	k.byALPN = make(map[string]uint64)
+}
+
+func (k *counters) established(cs *tls.ConnectionState, d time.Duration) {
+	if cs.DidResume {
+		k.resumed.Add(1)
+	} else {
+		k.full.Add(1)
+	}
+	k.hsTotal.Add(int64(d))
+	storeMax(&k.hsMax, int64(d))
+	k.mu.Lock()
+	k.byVersion[cs.Version]++
+	k.byALPN[cs.NegotiatedProtocol]++
+	k.mu.Unlock()
+}
+
+func (k *counters) response(d time.Duration) {
+	k.responses.Add(1)
+	k.respTotal.Add(int64(d))
+	storeMax(&k.respMax, int64(d))
+}
+
+func storeMax(m *atomic.Int64, v int64) {
+	for {
+		old := m.Load()
+		if v <= old || m.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// Stats returns a snapshot of the server's counters.
+func (s *Server) Stats() Stats {
+	k := &s.stats
+	st := Stats{
+		Full:          k.full.Load(),
+		Resumed:       k.resumed.Load(),
+		Abandoned:     k.abandoned.Load(),
+		Failed:        make(map[string]uint64, numReasons-1),
+		ConnErrors:    make(map[string]uint64, numReasons-1),
+		HandshakeTime: time.Duration(k.hsTotal.Load()),
+		HandshakeMax:  time.Duration(k.hsMax.Load()),
+		Responses:     k.responses.Load(),
+		ResponseDelay: time.Duration(k.respTotal.Load()),
+		ResponseMax:   time.Duration(k.respMax.Load()),
+	}
+	for r := ReasonNone + 1; r < numReasons; r++ {
+		st.Failed[r.String()] = k.failed[r].Load()
+		st.ConnErrors[r.String()] = k.connErr[r].Load()
+	}
+	k.mu.Lock()
+	st.ByVersion = make(map[string]uint64, len(k.byVersion))
+	for v, n := range k.byVersion {
+		st.ByVersion[tls.VersionName(v)] = n
+	}
+	st.ByALPN = make(map[string]uint64, len(k.byALPN))
+	for p, n := range k.byALPN {
+		st.ByALPN[p] = n
+	}
+	k.mu.Unlock()
+	s.mu.Lock()
+	st.InFlight, st.Queued = s.active, s.queue.Len()
+	s.mu.Unlock()
+	return st
+}
