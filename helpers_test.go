@@ -29,14 +29,16 @@ func startApp(t *testing.T, app *gwist.App) string {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := app.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-	})
+	t.Cleanup(func() { shutdownApp(t, app) })
 	return addr.String()
+}
+
+func shutdownApp(t *testing.T, app *gwist.App) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := app.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
 }
 
 // newClient returns an HTTP client whose idle connections are closed when

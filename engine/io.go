@@ -43,11 +43,14 @@ func (c *conn) inboundBytes() int {
 // first over TLS).
 func (c *conn) resume() {
 	if c.tls != nil {
-		c.decryptBuffered()
-	}
-	if !c.closed && !c.stopReading {
+		c.paused = false // let onTLSTraffic feed again; process re-pauses if needed
 		c.process()
+		if !c.paused {
+			c.onTLSTraffic()
+		}
+		return
 	}
+	c.process()
 }
 
 // writeWire sends response bytes: as they are, or encrypted.

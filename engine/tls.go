@@ -42,7 +42,7 @@ func (w *tlsWaker) Run(context.Context) error {
 		return nil
 	}
 	c.inCallback = false
-	c.advanceTLS()
+	c.onTLSTraffic()
 	c.finishCallback()
 	return nil
 }
@@ -65,26 +65,49 @@ func (c *conn) quickAck() {
 	_ = sockopt.QuickAck(c.gc.Fd())
 }
 
-// onTLSTraffic: ciphertext arrived.
+// onTLSTraffic: ciphertext arrived (or the handshake goroutine woke us).
+// Feed and decrypt until gnet's input is used up: gnet does not call again
+// for bytes already in its buffer, and the state machine takes a bounded
+// amount at a time.
 func (c *conn) onTLSTraffic() {
 	c.wroteInCB = false
-	raw, _ := c.gc.Peek(-1)
-	if len(raw) > 0 {
-		if c.stopReading && c.established {
-			_, _ = c.gc.Discard(-1)
-		} else if n := min(c.tls.Room(), len(raw)); n > 0 {
-			err := c.tls.Feed(raw[:n])
-			_, _ = c.gc.Discard(n)
-			if st := c.tls.State(); st == tlsstate.AwaitingHello || st == tlsstate.Handshaking {
-				c.quickAck()
-			}
-			if err != nil && !errors.Is(err, tlsstate.ErrBufferFull) {
-				c.failTLS()
-				return
-			}
+	for !c.closed {
+		fed, ok := c.feedTLS()
+		if !ok {
+			return
+		}
+		c.advanceTLS()
+		if fed == 0 || c.paused || c.stopReading {
+			return
 		}
 	}
-	c.advanceTLS()
+}
+
+// feedTLS moves as much buffered ciphertext as the state machine has room
+// for into it. ok is false when the connection failed.
+func (c *conn) feedTLS() (fed int, ok bool) {
+	raw, _ := c.gc.Peek(-1)
+	if len(raw) == 0 || c.paused {
+		return 0, true
+	}
+	if c.stopReading && c.established {
+		_, _ = c.gc.Discard(-1)
+		return 0, true
+	}
+	n := min(c.tls.Room(), len(raw))
+	if n == 0 {
+		return 0, true // the handshake goroutine notifies when it has made room
+	}
+	err := c.tls.Feed(raw[:n])
+	_, _ = c.gc.Discard(n)
+	if st := c.tls.State(); st == tlsstate.AwaitingHello || st == tlsstate.Handshaking {
+		c.quickAck() // after every read while handshaking
+	}
+	if err != nil && !errors.Is(err, tlsstate.ErrBufferFull) {
+		c.failTLS()
+		return 0, false
+	}
+	return n, true
 }
 
 // advanceTLS picks up the handshake's progress, decrypts what has arrived

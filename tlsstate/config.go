@@ -34,9 +34,14 @@ type Config struct {
 	// is done, including time spent queued. On expiry the connection
 	// fails with ReasonTimeout. Default DefaultHandshakeTimeout.
 	HandshakeTimeout time.Duration
-	// MaxHandshakes bounds the handshake goroutines running at once.
+	// MaxHandshakes bounds the handshakes computing at once (a goroutine
+	// waiting for its client's next flight does not count).
 	// Default HandshakesPerCPU × GOMAXPROCS.
 	MaxHandshakes int
+	// MaxParked bounds the handshake goroutines parked waiting for their
+	// client's next flight; past it new handshakes queue. Default
+	// QueuePerHandshake × MaxHandshakes; negative means none may park.
+	MaxParked int
 	// MaxQueued bounds the connections waiting for a handshake goroutine;
 	// they hold their ClientHello but no goroutine. Past it a connection
 	// fails with ReasonLimiterRefused. Default QueuePerHandshake ×
@@ -64,6 +69,12 @@ func (cfg *Config) withDefaults() (Config, error) {
 	}
 	if c.MaxHandshakes <= 0 {
 		c.MaxHandshakes = HandshakesPerCPU * runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case c.MaxParked == 0:
+		c.MaxParked = QueuePerHandshake * c.MaxHandshakes
+	case c.MaxParked < 0:
+		c.MaxParked = 0
 	}
 	switch {
 	case c.MaxQueued == 0:

@@ -77,6 +77,7 @@ type Conn struct {
 	timings  Timings
 
 	elem *list.Element // place in Server.queue; guarded by Server.mu
+	slot bool          // its goroutine holds a limiter slot; guarded by Server.mu
 }
 
 // NewConn returns the TLS state for a newly accepted connection. Its
@@ -84,8 +85,9 @@ type Conn struct {
 // when the connection has output or a state change for the loop; it must
 // not block and must not call the Conn's methods (it runs under the Conn's
 // lock); typically it wakes the loop, which then calls Process and
-// AppendOutbound. notify is never called after Release returns. NewConn is
-// safe for concurrent use.
+// AppendOutbound. notify is never called after Release returns; it may be
+// nil if the caller polls Process instead. NewConn is safe for concurrent
+// use.
 func (s *Server) NewConn(notify func()) *Conn {
 	c := &Conn{s: s, notify: notify, signal: make(chan struct{}, 1)}
 	c.tr.c = c

@@ -22,6 +22,16 @@
 // beyond that, connections wait in a bounded FIFO queue without a goroutine
 // of their own and are served by the goroutines that finish first.
 //
+// # Back-pressure
+//
+// A Conn holds at most MaxBuffered bytes of ciphertext that crypto/tls has
+// not taken yet. Feed at most Room() bytes and leave the rest in the
+// engine's input buffer. Once established, Process empties that buffer, so
+// an engine feeds and processes in turn until its input is drained. While
+// handshaking, the goroutine drains it: after Room returned 0 (or Feed
+// returned ErrBufferFull), notify fires once there is room, and the engine
+// must then feed again, not only call Process.
+//
 // # Where the engine re-arms TCP_QUICKACK
 //
 // Linux leaves quick-ACK mode on its own. The engine re-arms it on the loop

@@ -285,7 +285,9 @@ func TestAbortHandshake(t *testing.T) {
 func TestLimiterQueuesWithoutGoroutines(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	h := hello13(t)
-	s := newServer(t, Config{MaxHandshakes: 2, MaxQueued: 2, HandshakeTimeout: time.Minute})
+	// No parking: a goroutine waiting for its client keeps its place, so
+	// the third and fourth connections must queue.
+	s := newServer(t, Config{MaxHandshakes: 2, MaxParked: -1, MaxQueued: 2, HandshakeTimeout: time.Minute})
 	base := runtime.NumGoroutine()
 	var conns []*Conn
 	var chans []chan struct{}
@@ -340,7 +342,7 @@ func TestLimiterQueuesWithoutGoroutines(t *testing.T) {
 func TestQueuedConnTimesOut(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	h := hello13(t)
-	s := newServer(t, Config{MaxHandshakes: 1, HandshakeTimeout: 100 * time.Millisecond})
+	s := newServer(t, Config{MaxHandshakes: 1, MaxParked: -1, HandshakeTimeout: 100 * time.Millisecond})
 	n0, _ := notifier()
 	first := s.NewConn(n0)
 	defer first.Release()
@@ -407,6 +409,52 @@ func TestThousandStalledHandshakes(t *testing.T) {
 	}
 	if st := e.s.Stats(); st.Failed["timeout"] != silent+halves || st.Full != 1 || st.InFlight != 0 {
 		t.Fatalf("stats: timeout %d full %d in flight %d", st.Failed["timeout"], st.Full, st.InFlight)
+	}
+}
+
+// Connections that send a whole ClientHello and then go silent park their
+// goroutines without holding limiter slots, so with a single slot a real
+// client still completes next to them.
+func TestSilentAfterHelloDoesNotStarve(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	const stalledN = 20
+	h := hello13(t)
+	e := newEnv(t, Config{MaxHandshakes: 1, MaxParked: stalledN, HandshakeTimeout: 5 * time.Second})
+	var stalled []*Conn
+	for i := 0; i < stalledN; i++ {
+		notify, ch := notifier()
+		c := e.s.NewConn(notify)
+		if err := c.Feed(h); err != nil {
+			t.Fatal(err)
+		}
+		waitNotify(t, ch) // its server flight is out; it now waits for us
+		stalled = append(stalled, c)
+	}
+	defer func() {
+		for _, c := range stalled {
+			c.Release()
+		}
+	}()
+	if st := e.s.Stats(); st.InFlight != stalledN || st.Computing != 0 || st.Queued != 0 {
+		t.Fatalf("in flight %d computing %d queued %d", st.InFlight, st.Computing, st.Queued)
+	}
+	start := time.Now()
+	cli, l, err := e.dial(clientTLS(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo(t, cli, "still served")
+	cli.Close()
+	l.wait(t)
+	if el := time.Since(start); el > 3*time.Second {
+		t.Fatalf("real client took %v next to parked handshakes", el)
+	}
+	for _, c := range stalled {
+		c.Release()
+	}
+	waitFor(t, "parked goroutines exit", func() bool { return e.s.Stats().InFlight == 0 })
+	if st := e.s.Stats(); st.Computing != 0 {
+		t.Fatalf("slots leaked: computing %d", st.Computing)
 	}
 }
 

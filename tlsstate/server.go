@@ -10,16 +10,25 @@ import (
 // Server holds what the TLS connections of one listener share: the
 // configuration, the handshake limiter and the statistics. Its methods are
 // safe for concurrent use.
+//
+// The limiter hands out slots for handshake computation, not for whole
+// handshakes: a handshake goroutine gives its slot up while it waits for the
+// client's next flight and takes one again when the flight arrives. So
+// clients that send a ClientHello and then go silent park goroutines (up to
+// MaxParked of them) but never keep live clients from being served.
 type Server struct {
-	tls      *tls.Config
-	timeout  time.Duration
-	maxHS    int
-	maxQueue int
-
-	mu     sync.Mutex
-	active int       // handshake goroutines alive
-	queue  list.List // of *Conn waiting for a goroutine
-	stats  counters  // atomics, plus its own lock for maps
+	tls       *tls.Config
+	timeout   time.Duration
+	maxHS     int
+	maxAlive  int
+	maxQueue  int
+	mu        sync.Mutex
+	computing int       // goroutines holding a slot
+	alive     int       // handshake goroutines alive: computing, parked or reclaiming
+	reclaim   int       // parked goroutines waiting for a slot to go on
+	freed     chan struct{}
+	queue     list.List // of *Conn waiting for a goroutine
+	stats     counters  // atomics, plus its own lock for maps
 }
 
 // NewServer validates cfg, applies the defaults and returns a Server.
@@ -32,6 +41,7 @@ func NewServer(cfg Config) (*Server, error) {
 		tls:      c.TLS,
 		timeout:  c.HandshakeTimeout,
 		maxHS:    c.MaxHandshakes,
+		maxAlive: c.MaxHandshakes + c.MaxParked,
 		maxQueue: c.MaxQueued,
 	}
 	s.stats.init()
@@ -42,18 +52,18 @@ func NewServer(cfg Config) (*Server, error) {
 // in phQueued. It reports false when both are full.
 func (s *Server) admit(c *Conn) bool {
 	s.mu.Lock()
-	if s.active < s.maxHS {
-		s.active++
-		s.mu.Unlock()
+	defer s.mu.Unlock()
+	if s.computing < s.maxHS && s.alive < s.maxAlive && s.reclaim == 0 {
+		s.computing++
+		s.alive++
+		c.slot = true
 		go s.worker(c)
 		return true
 	}
 	if s.queue.Len() < s.maxQueue {
 		c.elem = s.queue.PushBack(c)
-		s.mu.Unlock()
 		return true
 	}
-	s.mu.Unlock()
 	return false
 }
 
@@ -64,21 +74,99 @@ func (s *Server) worker(c *Conn) {
 		if tc, ctx, ok := c.begin(); ok {
 			c.run(tc, ctx)
 		}
-		c = s.next()
+		c = s.next(c)
 	}
 }
 
-// next pops the oldest queued connection, or retires the calling worker.
-func (s *Server) next() *Conn {
+// next is called when prev's handshake is over: it passes the goroutine
+// (and prev's slot) to the oldest queued connection, or retires both.
+func (s *Server) next(prev *Conn) *Conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if e := s.queue.Front(); e != nil {
-		c := s.queue.Remove(e).(*Conn)
-		c.elem = nil
-		return c
+	held := prev.slot
+	prev.slot = false
+	if !held && s.computing < s.maxHS && s.reclaim == 0 {
+		held = true
+		s.computing++
 	}
-	s.active--
+	if held && s.reclaim == 0 {
+		if c := s.popLocked(); c != nil {
+			c.slot = true
+			return c
+		}
+	}
+	if held {
+		s.releaseLocked()
+	}
+	s.alive--
 	return nil
+}
+
+// park gives c's slot up while its goroutine waits for the client. The slot
+// goes to a parked goroutine that has its flight, else to a queued
+// connection (on a new goroutine), else back to the pool.
+func (s *Server) park(c *Conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !c.slot {
+		return
+	}
+	c.slot = false
+	if s.reclaim == 0 && s.alive < s.maxAlive {
+		if next := s.popLocked(); next != nil {
+			next.slot = true
+			s.alive++
+			go s.worker(next)
+			return
+		}
+	}
+	s.releaseLocked()
+}
+
+// unpark takes a slot back for c once its client's flight has arrived,
+// waiting for one if all are busy. It reports false when done closes first.
+func (s *Server) unpark(c *Conn, done <-chan struct{}) bool {
+	s.mu.Lock()
+	s.reclaim++
+	for s.computing >= s.maxHS {
+		if s.freed == nil {
+			s.freed = make(chan struct{})
+		}
+		ch := s.freed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-done:
+			s.mu.Lock()
+			s.reclaim--
+			s.mu.Unlock()
+			return false
+		}
+		s.mu.Lock()
+	}
+	s.reclaim--
+	s.computing++
+	c.slot = true
+	s.mu.Unlock()
+	return true
+}
+
+func (s *Server) releaseLocked() {
+	s.computing--
+	if s.freed != nil {
+		close(s.freed)
+		s.freed = nil
+	}
+}
+
+func (s *Server) popLocked() *Conn {
+	e := s.queue.Front()
+	if e == nil {
+		return nil
+	}
+	c := s.queue.Remove(e).(*Conn)
+	c.elem = nil
+	return c
 }
 
 // dequeue removes c from the queue if it is still there.

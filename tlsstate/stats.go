@@ -27,9 +27,10 @@ type Stats struct {
 	// ByALPN counts completed handshakes by negotiated protocol; "" means
 	// none was negotiated.
 	ByALPN map[string]uint64
-	// InFlight is the number of handshake goroutines; Queued the number
-	// of connections waiting for one.
-	InFlight, Queued int
+	// InFlight is the number of handshake goroutines, Computing those of
+	// them holding a limiter slot (the rest wait for their client), Queued
+	// the number of connections waiting for a goroutine.
+	InFlight, Computing, Queued int
 	// HandshakeTime sums, over completed handshakes, the time from the
 	// first ciphertext byte to established; HandshakeMax is the largest.
 	HandshakeTime, HandshakeMax time.Duration
@@ -117,7 +118,7 @@ func (s *Server) Stats() Stats {
 	}
 	k.mu.Unlock()
 	s.mu.Lock()
-	st.InFlight, st.Queued = s.active, s.queue.Len()
+	st.InFlight, st.Computing, st.Queued = s.alive, s.computing, s.queue.Len()
 	s.mu.Unlock()
 	return st
 }

@@ -32,14 +32,42 @@ func (t *transport) Read(p []byte) (int, error) {
 		// The handshake needs more of the peer's flight. If it wrote a
 		// flight, that one is complete: hand it to the loop. If the loop
 		// was refused bytes for lack of room, there is room now.
-		if c.outDirty || c.wantRoom {
-			c.outDirty, c.wantRoom = false, false
-			c.notifyLocked()
-		}
+		needNotify := c.outDirty || c.wantRoom
+		c.outDirty, c.wantRoom = false, false
+		done := c.ctx.Done()
 		c.mu.Unlock()
-		<-c.signal
+		select {
+		case <-c.signal: // bytes already came: no need to park
+			if needNotify {
+				c.notifyUnlocked()
+			}
+		default:
+			// Waiting for the client costs no CPU: give the limiter slot
+			// up (before telling the loop, so the slot is free by the time
+			// anyone reacts to the flight) and take one back afterwards.
+			c.s.park(c)
+			if needNotify {
+				c.notifyUnlocked()
+			}
+			<-c.signal
+			if !c.s.unpark(c, done) {
+				c.mu.Lock()
+				err := c.trErr
+				c.mu.Unlock()
+				if err == nil {
+					err = net.ErrClosed
+				}
+				return 0, err
+			}
+		}
 		c.mu.Lock()
 	}
+}
+
+func (c *Conn) notifyUnlocked() {
+	c.mu.Lock()
+	c.notifyLocked()
+	c.mu.Unlock()
 }
 
 // readLocked copies buffered ciphertext into p, returning the buffer to
