@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// userHZ is the unit of utime/stime in /proc/PID/stat (USER_HZ, 100 on
+// every Linux architecture Go supports).
+const userHZ = 100
+
+// rssBytes reads VmRSS of pid from /proc/PID/status.
+func rssBytes(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseVmRSS(b)
+}
+
+func parseVmRSS(status []byte) (int64, error) {
+	for _, l := range bytes.Split(status, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(l, []byte("VmRSS:")); ok {
+			f := strings.Fields(string(rest))
+			if len(f) < 1 {
+				break
+			}
+			kb, err := strconv.ParseInt(f[0], 10, 64)
+			if err != nil {
+				return 0, err
+			}
+			return kb * 1024, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS line")
+}
+
+// cpuSeconds reads utime+stime of pid (all its threads, dead ones
+// included) from /proc/PID/stat.
+func cpuSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseStatCPU(b)
+}
+
+func parseStatCPU(stat []byte) (float64, error) {
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("malformed stat")
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
+	if len(f) < 13 {
+		return 0, fmt.Errorf("short stat")
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("bad utime/stime %q %q", f[11], f[12])
+	}
+	return float64(ut+st) / userHZ, nil
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gwist/gwist/benchmarks/internal/parse"
+)
+
+// pipelineLua makes wrk send 16 pipelined GET / per write.
+const pipelineLua = `-- written by runbench: 16 pipelined GET / per batch
+init = function(args)
+  local r = {}
+  for i = 1, 16 do
+    r[i] = wrk.format(nil, "/")
+  end
+  req = table.concat(r)
+end
+
+request = function()
+  return req
+end
+`
+
+// writeLua writes the pipelining script into dir.
+func writeLua(dir string) (string, error) {
+	p := filepath.Join(dir, "pipeline16.lua")
+	return p, os.WriteFile(p, []byte(pipelineLua), 0o644)
+}
+
+func wrkArgs(d time.Duration, url, script string) []string {
+	a := []string{"-t2", "-c64", "-d" + secs(d), "--latency"}
+	if script != "" {
+		a = append(a, "-s", script)
+	}
+	return append(a, url)
+}
+
+func wrkWorkload(name, title, path string, pipelined, withTLS bool) workload {
+	w := workload{name: name, title: title, tool: "wrk", tls: withTLS, primary: "rps", higher: true,
+		metrics: []metric{{"rps", "req/s", 0}, {"p50", "p50 ms", 2}, {"p99", "p99 ms", 2}, {"errors", "errors", 0}}}
+	scheme, ph := "http", plainPH
+	if withTLS {
+		scheme, ph = "https", tlsPH
+		w.noCeiling = "plaintext only"
+	} else {
+		w.variants = inlineVariant
+	}
+	if path != "/" {
+		w.noCeiling = "canned response ignores the path"
+	}
+	scriptName := func(e *env) string {
+		if pipelined {
+			return e.luaFile
+		}
+		return ""
+	}
+	if pipelined {
+		w.note = "wrk's Lua script (written by the runner, below) sends 16 requests per write; wrk counts responses."
+	}
+	w.commands = func(o options) []string {
+		s := ""
+		if pipelined {
+			s = "pipeline16.lua"
+		}
+		return []string{shellJoin("wrk", wrkArgs(o.dur, scheme+"://"+ph+path, s))}
+	}
+	w.run = func(e *env, s *server) outcome {
+		addr := s.def.plainAddr()
+		if withTLS {
+			addr = s.def.tlsAddr()
+		}
+		url := scheme + "://" + addr + path
+		runTool(e.ctx, e.o.warm+time.Minute, e.logPath, "wrk", wrkArgs(e.o.warm, url, scriptName(e))...)
+		r := runTool(e.ctx, e.o.dur+time.Minute, e.logPath, "wrk", wrkArgs(e.o.dur, url, scriptName(e))...)
+		res, err := parse.ParseWrk(r.combined())
+		if err != nil {
+			return outcome{err: err}
+		}
+		o := outcome{values: map[string]float64{
+			"rps": res.RequestsPerSec, "p50": ms(res.P50), "p99": ms(res.P99), "errors": float64(res.Errors())}}
+		if res.Requests > 0 && res.Errors()*100 > res.Requests {
+			o.note = fmt.Sprintf("%d errors in %d requests", res.Errors(), res.Requests)
+		}
+		return o
+	}
+	return w
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

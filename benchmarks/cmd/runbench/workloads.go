@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// options are the sizes of every workload; -quick shrinks them.
+type options struct {
+	quick              bool
+	rounds             int
+	dur, warm          time.Duration // wrk and tlsbench -d, and their warm-ups
+	abN, abWarm        int
+	h2N, h2Warm        int
+	idlePlain, idleTLS int
+	cpuN               int
+	rate               int
+	rateDur, rateWarm  time.Duration
+}
+
+func fullOptions() options {
+	return options{rounds: 2, dur: 10 * time.Second, warm: 2 * time.Second, abN: 3000, abWarm: 300,
+		h2N: 100000, h2Warm: 5000, idlePlain: 10000, idleTLS: 5000, cpuN: 3000,
+		rate: 5000, rateDur: 10 * time.Second, rateWarm: 2 * time.Second}
+}
+
+func quickOptions() options {
+	return options{quick: true, rounds: 1, dur: 2 * time.Second, warm: time.Second, abN: 500, abWarm: 100,
+		h2N: 10000, h2Warm: 1000, idlePlain: 2000, idleTLS: 1000, cpuN: 500,
+		rate: 5000, rateDur: 3 * time.Second, rateWarm: time.Second}
+}
+
+// metric is one column of a workload's table.
+type metric struct {
+	key, label string
+	decimals   int
+}
+
+// outcome is what one measurement of one server gave.
+type outcome struct {
+	values map[string]float64
+	na     string // not applicable, and why
+	err    error
+	note   string // caveat worth printing next to the figure
+}
+
+// env is what a measurement needs besides the server.
+type env struct {
+	ctx               context.Context
+	o                 options
+	binDir            string
+	certFile, keyFile string
+	luaFile           string
+	logPath           string // tool output of this measurement is appended here
+}
+
+func (e *env) bin(name string) string { return filepath.Join(e.binDir, name) }
+
+// workload is one benchmark: how to drive a running server and which
+// figures it yields.
+type workload struct {
+	name, title string
+	tool        string   // external tool it needs ("" none)
+	helper      string   // own binary it needs ("" none)
+	tls         bool     // start servers with their HTTPS listener
+	variants    []string // variant rows that take part
+	noCeiling   string   // why gnetbare does not take part ("" it does)
+	noH2        bool     // HTTP/2 workload: gnetbare cannot
+	metrics     []metric
+	primary     string // key of the figure ratios are taken of
+	higher      bool   // higher primary is better
+	note        string // one line under the title in the report
+	commands    func(o options) []string
+	run         func(e *env, s *server) outcome
+}
+
+// Placeholders used in the report's command lines.
+const (
+	plainPH = "127.0.0.1:PORT"
+	tlsPH   = "127.0.0.1:TLSPORT"
+)
+
+var (
+	inlineVariant     = []string{"gwist-inline"}
+	noQuickAckVariant = []string{"gwist-noquickack"}
+)
+
+// allWorkloads lists the workloads in run order.
+func allWorkloads() []workload {
+	return []workload{
+		wrkWorkload("plaintext", "Plaintext keep-alive, GET /", "/", false, false),
+		wrkWorkload("json", "JSON keep-alive, GET /json", "/json", false, false),
+		wrkWorkload("pipelined", "Pipelined, 16 GET / per batch", "/", true, false),
+		wrkWorkload("https", "HTTPS keep-alive, GET /", "/", false, true),
+		churnWorkload(8, false),
+		churnWorkload(1, false),
+		churnWorkload(8, true),
+		churnWorkload(1, true),
+		abWorkload(),
+		h2Workload(true),
+		h2Workload(false),
+		idleWorkload(false),
+		idleWorkload(true),
+		cpuWorkload(),
+		rateWorkload(),
+	}
+}
+
+func secs(d time.Duration) string {
+	return strconv.Itoa(max(1, int(d.Round(time.Second).Seconds()))) + "s"
+}

@@ -1,0 +1,31 @@
+module github.com/gwist/gwist/benchmarks
+
+go 1.26.0
+
+// The framework under test, built from this checkout (examples/hello).
+// Nothing in this module imports it, so `go mod tidy` drops this line:
+// put it back after tidying, or the runner falls back to building
+// examples/hello inside the framework's own module.
+replace github.com/gwist/gwist => ../
+
+require (
+	github.com/gwist/gwist v0.0.0-00010101000000-000000000000
+	github.com/lesismal/llib v1.2.2
+	github.com/lesismal/nbio v1.6.8
+	github.com/panjf2000/gnet/v2 v2.9.7
+	github.com/valyala/fasthttp v1.79.0
+	golang.org/x/sys v0.50.0
+)
+
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	github.com/molecule-man/go-brrr v1.3.1 // indirect
+	github.com/panjf2000/ants/v2 v2.12.1 // indirect
+	github.com/valyala/bytebufferpool v1.0.0 // indirect
+	go.uber.org/multierr v1.11.0 // indirect
+	go.uber.org/zap v1.27.0 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
+	golang.org/x/net v0.63.0 // indirect
+	golang.org/x/sync v0.11.0 // indirect
+	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
+)
