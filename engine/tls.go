@@ -16,7 +16,6 @@ type tlsConn struct {
 	tls      *tlsstate.Conn
 	plain    []byte // decrypted, unparsed request bytes from plainOff
 	plainOff int
-	wire     []byte // scratch for ciphertext on its way to gnet
 
 	established   bool
 	peerClosed    bool // the client sent close_notify
@@ -168,18 +167,24 @@ func (c *conn) failTLS() {
 	c.discardInput()
 }
 
-// flushTLS writes pending ciphertext to gnet.
+// flushTLS writes pending ciphertext to gnet. The scratch buffer goes back
+// to the pool at once: gnet copies what it cannot send, and an idle
+// connection should hold no buffer.
 func (c *conn) flushTLS() {
 	if c.closed || !c.tls.HasOutbound() {
 		return
 	}
-	c.wire = c.tls.AppendOutbound(c.wire[:0])
+	bp := wirePool.Get().(*[]byte)
+	wire := c.tls.AppendOutbound((*bp)[:0])
 	c.wroteInCB = true
-	_, _ = c.gc.Write(c.wire)
-	if cap(c.wire) > 64<<10 {
-		c.wire = nil
+	_, _ = c.gc.Write(wire)
+	if cap(wire) <= 64<<10 {
+		*bp = wire[:0]
+		wirePool.Put(bp)
 	}
 }
+
+var wirePool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 // endTLSCallback re-arms the quick ACK at the handoff when the callback
 // sent nothing that would carry the ACK itself.
@@ -191,9 +196,6 @@ func (c *conn) endTLSCallback() {
 		}
 	}
 	c.wroteInCB = false
-	if c.wire != nil && len(c.wire) == 0 && cap(c.wire) > 4<<10 {
-		c.wire = nil // idle connections keep no scratch buffer
-	}
 }
 
 // markFirstResponse feeds the handshake → first response timing.
@@ -223,5 +225,5 @@ func (c *conn) releasePlainIfEmpty() {
 
 func (c *conn) releaseTLS() {
 	c.tls.Release()
-	c.plain, c.plainOff, c.wire = nil, 0, nil
+	c.plain, c.plainOff = nil, 0
 }

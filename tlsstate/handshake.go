@@ -51,6 +51,7 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 		return
 	}
 	c.timer.Stop()
+	c.timer = nil // an established connection keeps no timer
 	c.cancel()
 	c.blocking = false
 	c.info = Info{
