@@ -1,9 +1,6 @@
 package engine
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // loopState is what the engine keeps per event loop: the connections to
 // sweep for timeouts. Loop only, apart from the Server's map that finds it.
@@ -31,7 +28,7 @@ func (l *loopState) remove(c *conn) {
 // Run is the periodic sweep, executed on the loop: timeouts, closes waiting
 // for output to drain, paused connections to resume, and the drain.
 func (l *loopState) Run(context.Context) error {
-	now := time.Now()
+	now := l.srv.now()
 	// Timer handlers may close connections, which removes them from
 	// l.conns, so iterate over a copy.
 	l.close = append(l.close[:0], l.conns...)

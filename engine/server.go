@@ -39,6 +39,8 @@ type Server struct {
 	stopTick chan struct{}
 	tickDone chan struct{}
 
+	clock atomic.Int64 // coarse unix-ns clock, advanced by tick
+
 	loopsMu sync.Mutex
 	loops   map[gnet.EventLoop]*loopState
 }
@@ -52,7 +54,7 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 	if !c.Inline && c.Workers == nil {
 		return nil, errors.New("engine: Config.Workers is required unless Inline")
 	}
-	return &Server{
+	s := &Server{
 		cfg:      c,
 		handler:  h,
 		booted:   make(chan struct{}),
@@ -60,8 +62,13 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 		stopTick: make(chan struct{}),
 		tickDone: make(chan struct{}),
 		loops:    make(map[gnet.EventLoop]*loopState),
-	}, nil
+	}
+	s.clock.Store(time.Now().UnixNano())
+	return s, nil
 }
+
+// now is the coarse clock for connection timers.
+func (s *Server) now() int64 { return s.clock.Load() }
 
 // Start listens on addr ("host:port"; port 0 picks a free one) and serves in
 // the background. It returns the bound address once the loops accept.
@@ -160,6 +167,7 @@ func (s *Server) tick() {
 		case <-s.stopTick:
 			return
 		case now := <-t.C:
+			s.clock.Store(now.UnixNano())
 			http1.Date.Refresh(now)
 			s.sweepAll()
 		}
