@@ -17,7 +17,13 @@ type batch struct {
 	// closeAfter: the connection closes once out is written (a request
 	// without keep-alive, a handler's "Connection: close", or a drain).
 	closeAfter bool
-	next       *batch
+	// direct: the loop lets the worker write out itself (direct.go);
+	// cipher: what is left in out is ciphertext; writeErr: that write failed.
+	direct   bool
+	firstTLS bool // the connection's first response: record its time
+	cipher   bool
+	writeErr error
+	next     *batch
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
@@ -41,6 +47,7 @@ func (b *batch) release() {
 		b.out = b.out[:0]
 	}
 	b.c, b.done, b.closeAfter, b.next = nil, false, false, nil
+	b.direct, b.firstTLS, b.cipher, b.writeErr = false, false, false, nil
 	batchPool.Put(b)
 }
 
@@ -59,6 +66,9 @@ func runBatch(b *batch) {
 			}
 			break
 		}
+	}
+	if b.direct {
+		b.c.writeDirect(b)
 	}
 	if err := b.c.el.Execute(context.Background(), b); err != nil {
 		// The engine is stopping and the loop is gone: nobody will write

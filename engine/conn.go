@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -31,6 +32,7 @@ type conn struct {
 	srv    *Server
 	gc     gnet.Conn
 	el     gnet.EventLoop
+	fd     int
 	loop   *loopState
 	slot   int // index in loop.conns
 	remote net.Addr
@@ -55,10 +57,18 @@ type conn struct {
 	closeWhenDone bool
 	paused        bool
 	closed        bool
+	inCallback    bool
+	action        gnet.Action
 
-	tlsConn    // HTTPS state; zero for plaintext connections
-	inCallback bool
-	action     gnet.Action
+	tlsConn // HTTPS state; zero for plaintext connections
+
+	// Shared with workers writing directly (see direct.go).
+	wmu      sync.Mutex
+	wclosed  bool // OnClose ran: the fd is no longer ours
+	wpending bool // TLS: gnet holds ciphertext we wrote, not yet sent
+	// loopHoldsWire (loop only): the loop holds wmu, so OnClose, which a
+	// failed write runs synchronously, must not take it again.
+	loopHoldsWire bool
 }
 
 func (c *conn) config() *Config { return &c.srv.cfg }
@@ -158,6 +168,10 @@ func (c *conn) submitBuilding() {
 		return
 	}
 	c.building = nil
+	b.direct = c.canWriteDirect()
+	if b.direct && c.tls != nil && !c.responded {
+		c.responded, b.firstTLS = true, true
+	}
 	c.enqueue(b)
 	if err := c.config().Workers.submit(b); err != nil {
 		// One 503 (it says Connection: close) sheds this connection's load;
@@ -234,7 +248,17 @@ func (c *conn) flushReady() {
 		if c.head == nil {
 			c.tail = nil
 		}
-		c.out = append(c.out, b.out...)
+		switch {
+		case b.writeErr != nil:
+			c.srv.logDebug("write failed: "+b.writeErr.Error(), c)
+			c.abort()
+		case b.cipher:
+			// A worker's ciphertext that did not fit the socket: it goes
+			// first (c.out was empty when the batch was queued).
+			c.writeCipher(b.out)
+		default:
+			c.out = append(c.out, b.out...)
+		}
 		c.inflight -= len(b.exs)
 		if b.closeAfter {
 			c.stopReading, c.closeWhenDone = true, true
@@ -344,6 +368,13 @@ func (c *conn) setPhase(p connPhase, timeout time.Duration) {
 // the loop owns. Batches still on workers are released when they come back.
 func (c *conn) onClose() {
 	c.closed = true
+	if c.loopHoldsWire { // a failed gc.Write under lockWire closed us
+		c.wclosed = true
+	} else {
+		c.wmu.Lock()
+		c.wclosed = true
+		c.wmu.Unlock()
+	}
 	for b := c.head; b != nil; b = b.next {
 		if !b.done {
 			for _, ex := range b.exs {

@@ -205,7 +205,7 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	if s.draining.Load() {
 		return nil, gnet.Close
 	}
-	c := &conn{srv: s, gc: gc, el: gc.EventLoop(), remote: gc.RemoteAddr()}
+	c := &conn{srv: s, gc: gc, el: gc.EventLoop(), fd: gc.Fd(), remote: gc.RemoteAddr()}
 	c.parser.Limits = s.cfg.Limits
 	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
 	gc.SetContext(c)

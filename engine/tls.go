@@ -169,19 +169,35 @@ func (c *conn) failTLS() {
 
 // flushTLS writes pending ciphertext to gnet. The scratch buffer goes back
 // to the pool at once: gnet copies what it cannot send, and an idle
-// connection should hold no buffer.
+// connection should hold no buffer. It holds wmu so that a worker writing
+// directly never sends records out of order (direct.go).
 func (c *conn) flushTLS() {
 	if c.closed || !c.tls.HasOutbound() {
 		return
 	}
 	bp := wirePool.Get().(*[]byte)
+	c.lockWire()
 	wire := c.tls.AppendOutbound((*bp)[:0])
 	c.wroteInCB = true
 	_, _ = c.gc.Write(wire)
+	c.wpending = !c.closed && c.gc.OutboundBuffered() > 0
+	c.unlockWire()
 	if cap(wire) <= 64<<10 {
 		*bp = wire[:0]
 		wirePool.Put(bp)
 	}
+}
+
+// writeCipher sends ciphertext a worker encrypted but could not send.
+func (c *conn) writeCipher(p []byte) {
+	if len(p) == 0 || c.closed {
+		return
+	}
+	c.lockWire()
+	c.wroteInCB = true
+	_, _ = c.gc.Write(p)
+	c.wpending = !c.closed && c.gc.OutboundBuffered() > 0
+	c.unlockWire()
 }
 
 var wirePool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}

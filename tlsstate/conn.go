@@ -41,8 +41,12 @@ type Info struct {
 }
 
 // Conn is one connection's TLS state. Its methods are for the connection's
-// event loop only (one goroutine at a time), except State, which is safe
-// anywhere.
+// event loop only (one goroutine at a time), with two exceptions. State is
+// safe anywhere. Write, AppendOutbound, HasOutbound and MarkFirstResponse
+// may run on another goroutine (a worker sending a response) concurrently
+// with Feed and Process, provided the caller never runs two Writes at once
+// and never runs Write concurrently with CloseNotify or Release: reads and
+// writes of the tls.Conn are independent, and the outbound queue is locked.
 type Conn struct {
 	s      *Server
 	notify func()

@@ -23,9 +23,13 @@ func tlsbenchArgs(addr string, clients int, d time.Duration, n int, nodelay bool
 
 // churnWorkload: one HTTPS connection per request, Nagle on or off.
 func churnWorkload(clients int, nodelay bool) workload {
-	kind, title := "nagle", "Nagle clients (TCP_NODELAY off, like ab and most C clients)"
+	plural := "s"
+	if clients == 1 {
+		plural = ""
+	}
+	kind, title := "nagle", "Nagle client"+plural+" (TCP_NODELAY off, like ab and most C clients)"
 	if nodelay {
-		kind, title = "nodelay", "TCP_NODELAY clients"
+		kind, title = "nodelay", "TCP_NODELAY client"+plural
 	}
 	w := workload{
 		name:      fmt.Sprintf("churn-%s-t%d", kind, clients),

@@ -42,11 +42,10 @@ func wrkWorkload(name, title, path string, pipelined, withTLS bool) workload {
 	w := workload{name: name, title: title, tool: "wrk", tls: withTLS, primary: "rps", higher: true,
 		metrics: []metric{{"rps", "req/s", 0}, {"p50", "p50 ms", 2}, {"p99", "p99 ms", 2}, {"errors", "errors", 0}}}
 	scheme, ph := "http", plainPH
+	w.variants = inlineVariant
 	if withTLS {
 		scheme, ph = "https", tlsPH
 		w.noCeiling = "plaintext only"
-	} else {
-		w.variants = inlineVariant
 	}
 	if path != "/" {
 		w.noCeiling = "canned response ignores the path"
