@@ -23,9 +23,9 @@ type Server struct {
 	maxAlive  int
 	maxQueue  int
 	mu        sync.Mutex
-	computing int       // goroutines holding a slot
-	alive     int       // handshake goroutines alive: computing, parked or reclaiming
-	reclaim   int       // parked goroutines waiting for a slot to go on
+	computing int // goroutines holding a slot
+	alive     int // handshake goroutines alive: computing, parked or reclaiming
+	reclaim   int // parked goroutines waiting for a slot to go on
 	freed     chan struct{}
 	queue     list.List // of *Conn waiting for a goroutine
 	stats     counters  // atomics, plus its own lock for maps

@@ -35,30 +35,30 @@ func (t *transport) Read(p []byte) (int, error) {
 		needNotify := c.outDirty || c.wantRoom
 		c.outDirty, c.wantRoom = false, false
 		done := c.ctx.Done()
-		c.mu.Unlock()
+		// No bytes and no error under c.mu: any token in signal is stale
+		// (Feed adds bytes and token together under c.mu), so drop it and
+		// really wait.
 		select {
-		case <-c.signal: // bytes already came: no need to park
-			if needNotify {
-				c.notifyUnlocked()
-			}
+		case <-c.signal:
 		default:
-			// Waiting for the client costs no CPU: give the limiter slot
-			// up (before telling the loop, so the slot is free by the time
-			// anyone reacts to the flight) and take one back afterwards.
-			c.s.park(c)
-			if needNotify {
-				c.notifyUnlocked()
+		}
+		c.mu.Unlock()
+		// Waiting for the client costs no CPU: give the limiter slot up
+		// (before telling the loop, so the slot is free by the time anyone
+		// reacts to the flight) and take one back afterwards.
+		c.s.park(c)
+		if needNotify {
+			c.notifyUnlocked()
+		}
+		<-c.signal
+		if !c.s.unpark(c, done) {
+			c.mu.Lock()
+			err := c.trErr
+			c.mu.Unlock()
+			if err == nil {
+				err = net.ErrClosed
 			}
-			<-c.signal
-			if !c.s.unpark(c, done) {
-				c.mu.Lock()
-				err := c.trErr
-				c.mu.Unlock()
-				if err == nil {
-					err = net.ErrClosed
-				}
-				return 0, err
-			}
+			return 0, err
 		}
 		c.mu.Lock()
 	}
