@@ -168,7 +168,7 @@ func (c *conn) submitBuilding() {
 		return
 	}
 	c.building = nil
-	b.direct = c.canWriteDirect()
+	b.direct = c.canWriteDirect(b)
 	if b.direct && c.tls != nil && !c.responded {
 		c.responded, b.firstTLS = true, true
 	}
