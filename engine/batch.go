@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // batch is the unit of work handed to a worker: the requests of one
@@ -23,7 +24,10 @@ type batch struct {
 	firstTLS bool // the connection's first response: record its time
 	cipher   bool
 	writeErr error
-	next     *batch
+	// dstate: how a direct batch comes back (directRunning, directSettled,
+	// directWatched); see settle and collectDirect.
+	dstate atomic.Uint32
+	next   *batch
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
@@ -48,6 +52,7 @@ func (b *batch) release() {
 	}
 	b.c, b.done, b.closeAfter, b.next = nil, false, false, nil
 	b.direct, b.firstTLS, b.cipher, b.writeErr = false, false, false, nil
+	b.dstate.Store(directRunning)
 	batchPool.Put(b)
 }
 
@@ -67,8 +72,8 @@ func runBatch(b *batch) {
 			break
 		}
 	}
-	if b.direct {
-		b.c.writeDirect(b)
+	if b.direct && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
+		return // written; the loop collects the batch when it next looks
 	}
 	if err := b.c.el.Execute(context.Background(), b); err != nil {
 		// The engine is stopping and the loop is gone: nobody will write

@@ -76,6 +76,9 @@ func (c *conn) config() *Config { return &c.srv.cfg }
 // onTraffic handles readable input. Called from OnTraffic.
 func (c *conn) onTraffic() gnet.Action {
 	c.inCallback, c.action = true, gnet.None
+	if c.collectDirect() {
+		c.flushReady()
+	}
 	if c.tls != nil {
 		c.onTLSTraffic()
 	} else if c.stopReading {
@@ -289,6 +292,9 @@ func (c *conn) finishCallback() {
 		defer c.endTLSCallback()
 		defer c.releasePlainIfEmpty()
 	}
+	if c.head != nil && (c.head.next != nil || c.paused || c.closeWhenDone) && c.collectDirect() {
+		c.flushReady() // the loop needs the head back: do not leave it to the sweep
+	}
 	if len(c.out) > 0 {
 		c.writeWire(c.out)
 		if cap(c.out) > 64<<10 {
@@ -375,6 +381,7 @@ func (c *conn) onClose() {
 		c.wclosed = true
 		c.wmu.Unlock()
 	}
+	c.collectDirect()
 	for b := c.head; b != nil; b = b.next {
 		if !b.done {
 			for _, ex := range b.exs {
@@ -398,8 +405,22 @@ func (c *conn) onClose() {
 	}
 }
 
+// collectSettled finishes a batch its worker settled, outside any gnet
+// callback (the sweep).
+func (c *conn) collectSettled() {
+	if c.collectDirect() {
+		c.inCallback, c.action = false, gnet.None
+		c.flushReady()
+		c.finishCallback()
+	}
+}
+
 // onTimer runs from the loop's sweep; now is the sweep's clock.
 func (c *conn) onTimer(now int64) {
+	if c.closed {
+		return
+	}
+	c.collectSettled()
 	if c.closed {
 		return
 	}

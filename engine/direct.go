@@ -11,8 +11,14 @@ import (
 // the worker that served it writes (and, over TLS, encrypts) the responses
 // itself instead of handing them to the loop first. That takes the costliest
 // step of a request, the write system call, off the event loop and gets the
-// response out one loop wake-up sooner. The loop still does the bookkeeping
-// when the batch comes back.
+// response out one loop wake-up sooner.
+//
+// A batch written in full need not come back at all: the worker settles it
+// (one atomic) and the loop finishes its bookkeeping the next time it looks
+// at the connection (the client's next request, the sweep, or the close).
+// That saves the wake-up of the loop and a system call per request. When the
+// loop looked first (it has more queued behind the batch, or is paused), it
+// marks the batch watched and the worker hands it back as before.
 //
 // Safety rests on three rules:
 //   - The loop grants it only when nothing else of the connection is queued
@@ -36,26 +42,57 @@ func (c *conn) canWriteDirect(b *batch) bool {
 	return c.tls == nil || c.established
 }
 
+// How a direct batch comes back to the loop.
+const (
+	directRunning uint32 = iota // on its worker
+	directSettled               // written in full; the loop has not looked yet
+	directWatched               // the loop looked first: hand it back through Execute
+)
+
+// settle marks a fully written direct batch as done without waking the
+// loop. It fails when the loop is watching; the worker then hands it back.
+// The worker must not touch b after a successful settle.
+func (b *batch) settle() bool {
+	return b.dstate.CompareAndSwap(directRunning, directSettled)
+}
+
+// collectDirect runs on the loop before it uses the queue. When the head is
+// a direct batch its worker settled, the batch is done (true: flushReady
+// does the rest); when the worker is still on it, it is marked watched so
+// that it comes back through Execute.
+func (c *conn) collectDirect() bool {
+	b := c.head
+	if b == nil || !b.direct || b.done {
+		return false
+	}
+	if b.dstate.CompareAndSwap(directRunning, directWatched) || b.dstate.Load() == directWatched {
+		return false
+	}
+	b.done = true
+	return true
+}
+
 // writeDirect runs on the worker with b's serialized responses in b.out.
 // What it could not write stays in b.out for the loop: plaintext, or with
-// b.cipher set, ciphertext to send as it is.
-func (c *conn) writeDirect(b *batch) {
+// b.cipher set, ciphertext to send as it is. It reports whether everything
+// was written.
+func (c *conn) writeDirect(b *batch) bool {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.wclosed {
 		b.out = b.out[:0]
-		return
+		return false
 	}
 	if c.tls == nil {
 		b.out, b.writeErr = writeFD(c.fd, b.out)
-		return
+		return len(b.out) == 0 && b.writeErr == nil
 	}
 	if c.wpending {
-		return // gnet still holds ciphertext: let the loop queue behind it
+		return false // gnet still holds ciphertext: let the loop queue behind it
 	}
 	if err := c.tls.Write(b.out); err != nil {
 		b.out, b.writeErr = b.out[:0], err
-		return
+		return false
 	}
 	if b.firstTLS {
 		c.tls.MarkFirstResponse(time.Now())
@@ -67,6 +104,7 @@ func (c *conn) writeDirect(b *batch) {
 	b.cipher, b.writeErr = true, err
 	*bp = wire[:0]
 	wirePool.Put(bp)
+	return len(b.out) == 0 && err == nil
 }
 
 // writeFD writes p to the non-blocking fd and returns what is left.

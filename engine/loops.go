@@ -33,6 +33,9 @@ func (l *loopState) Run(context.Context) error {
 	// l.conns, so iterate over a copy.
 	l.close = append(l.close[:0], l.conns...)
 	for i, c := range l.close {
+		if !c.closed {
+			c.collectSettled()
+		}
 		if l.srv.draining.Load() && !c.closed && c.isIdle() {
 			c.closeNow()
 		} else {

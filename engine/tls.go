@@ -41,6 +41,9 @@ func (w *tlsWaker) Run(context.Context) error {
 		return nil
 	}
 	c.inCallback = false
+	if c.collectDirect() {
+		c.flushReady()
+	}
 	c.onTLSTraffic()
 	c.finishCallback()
 	return nil
