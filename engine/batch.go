@@ -13,6 +13,7 @@ import (
 type batch struct {
 	c    *conn
 	exs  []*Exchange
+	reqs int // len(exs) when queued; a settling worker empties exs early
 	out  []byte
 	done bool
 	// closeAfter: the connection closes once out is written (a request
@@ -24,8 +25,7 @@ type batch struct {
 	firstTLS bool // the connection's first response: record its time
 	cipher   bool
 	writeErr error
-	// dstate: how a direct batch comes back (directRunning, directSettled,
-	// directWatched); see settle and collectDirect.
+	// dstate: how a direct batch comes back to the loop; see direct.go.
 	dstate atomic.Uint32
 	next   *batch
 }
@@ -50,7 +50,7 @@ func (b *batch) release() {
 	} else {
 		b.out = b.out[:0]
 	}
-	b.c, b.done, b.closeAfter, b.next = nil, false, false, nil
+	b.c, b.reqs, b.done, b.closeAfter, b.next = nil, 0, false, false, nil
 	b.direct, b.firstTLS, b.cipher, b.writeErr = false, false, false, nil
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)
@@ -75,6 +75,7 @@ func runBatch(b *batch) {
 	if b.direct && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
 		return // written; the loop collects the batch when it next looks
 	}
+	// Not settled: the loop wants the batch back (see direct.go).
 	if err := b.c.el.Execute(context.Background(), b); err != nil {
 		// The engine is stopping and the loop is gone: nobody will write
 		// these responses. The batch is left to the garbage collector, since

@@ -171,6 +171,7 @@ func (c *conn) submitBuilding() {
 		return
 	}
 	c.building = nil
+	b.reqs = len(b.exs)
 	b.direct = c.canWriteDirect(b)
 	if b.direct && c.tls != nil && !c.responded {
 		c.responded, b.firstTLS = true, true
@@ -262,7 +263,7 @@ func (c *conn) flushReady() {
 		default:
 			c.out = append(c.out, b.out...)
 		}
-		c.inflight -= len(b.exs)
+		c.inflight -= b.reqs
 		if b.closeAfter {
 			c.stopReading, c.closeWhenDone = true, true
 		}
@@ -383,7 +384,7 @@ func (c *conn) onClose() {
 	}
 	c.collectDirect()
 	for b := c.head; b != nil; b = b.next {
-		if !b.done {
+		if !b.done && !b.settling() {
 			for _, ex := range b.exs {
 				ex.cancel.cancel(context.Canceled)
 			}
@@ -436,6 +437,7 @@ func (c *conn) onTimer(now int64) {
 		return
 	}
 	if c.deadline == 0 || now < c.deadline {
+		c.trimIdleTLS()
 		return
 	}
 	switch c.phase {

@@ -42,18 +42,38 @@ func (c *conn) canWriteDirect(b *batch) bool {
 	return c.tls == nil || c.established
 }
 
-// How a direct batch comes back to the loop.
+// How a direct batch comes back to the loop. The worker moves it
+// running → settling → settled; the loop moves running → watched and
+// settling → settlingWatched. A watched batch comes back through Execute.
 const (
-	directRunning uint32 = iota // on its worker
-	directSettled               // written in full; the loop has not looked yet
-	directWatched               // the loop looked first: hand it back through Execute
+	directRunning         uint32 = iota // on its worker, serving or writing
+	directWatched                       // the loop looked while running
+	directSettling                      // written in full; the worker frees its exchanges
+	directSettlingWatched               // the loop looked while settling
+	directSettled                       // the loop's to collect
 )
 
-// settle marks a fully written direct batch as done without waking the
-// loop. It fails when the loop is watching; the worker then hands it back.
-// The worker must not touch b after a successful settle.
+// settle tries to finish a fully written direct batch on its worker,
+// without waking the loop. The worker gives the exchanges back to their
+// pool itself, so a connection ramp does not leave thousands of them parked
+// until the sweep collects their batches. It fails when the loop is
+// watching; the worker then hands the batch back through Execute. The
+// worker must not touch b after a successful settle.
 func (b *batch) settle() bool {
-	return b.dstate.CompareAndSwap(directRunning, directSettled)
+	if !b.dstate.CompareAndSwap(directRunning, directSettling) {
+		return false
+	}
+	for i, ex := range b.exs {
+		putExchange(ex)
+		b.exs[i] = nil
+	}
+	b.exs = b.exs[:0]
+	return b.dstate.CompareAndSwap(directSettling, directSettled)
+}
+
+// settling: the worker owns b.exs (it is giving them back). Loop only.
+func (b *batch) settling() bool {
+	return b.direct && b.dstate.Load() == directSettlingWatched
 }
 
 // collectDirect runs on the loop before it uses the queue. When the head is
@@ -65,11 +85,19 @@ func (c *conn) collectDirect() bool {
 	if b == nil || !b.direct || b.done {
 		return false
 	}
-	if b.dstate.CompareAndSwap(directRunning, directWatched) || b.dstate.Load() == directWatched {
-		return false
+	for {
+		switch s := b.dstate.Load(); s {
+		case directRunning, directSettling:
+			if b.dstate.CompareAndSwap(s, s+1) { // → watched, → settlingWatched
+				return false
+			}
+		case directSettled:
+			b.done = true
+			return true
+		default: // watched: Execute brings it back
+			return false
+		}
 	}
-	b.done = true
-	return true
 }
 
 // writeDirect runs on the worker with b's serialized responses in b.out.

@@ -246,3 +246,11 @@ func (c *conn) releaseTLS() {
 	c.tls.Release()
 	c.plain, c.plainOff = nil, 0
 }
+
+// trimIdleTLS gives crypto/tls's read buffers back while the connection
+// idles (the sweep calls it; a busy connection keeps them).
+func (c *conn) trimIdleTLS() {
+	if c.tls != nil && c.established && c.phase == phaseIdle && c.plain == nil {
+		c.tls.TrimBuffers()
+	}
+}

@@ -77,7 +77,6 @@ type Conn struct {
 	blocking bool   // the transport's Read waits for bytes (handshake)
 	trErr    error  // set: the transport is closed, Read returns it
 	err      *Error // set with phFailed
-	info     Info
 	timings  Timings
 
 	elem *list.Element // place in Server.queue; guarded by Server.mu
@@ -387,15 +386,30 @@ func (c *Conn) Err() error {
 }
 
 // Info returns what the handshake negotiated. It is the zero Info until
-// Process has reported the connection established.
+// Process has reported the connection established, and after Release. It
+// is built from the tls.Conn on each call rather than kept, so an idle
+// connection does not carry a second copy of its ConnectionState.
 func (c *Conn) Info() Info {
 	switch c.State() {
 	case AwaitingHello, Handshaking:
 		return Info{}
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.info
+	tc, done := c.tc, c.phase == phDone
+	c.mu.Unlock()
+	if !done || tc == nil {
+		return Info{}
+	}
+	cs := tc.ConnectionState()
+	return Info{
+		Version:            cs.Version,
+		CipherSuite:        cs.CipherSuite,
+		NegotiatedProtocol: cs.NegotiatedProtocol,
+		Resumed:            cs.DidResume,
+		ServerName:         cs.ServerName,
+		PeerCertificates:   cs.PeerCertificates,
+		ConnectionState:    cs,
+	}
 }
 
 // Timings returns the connection's recorded moments.

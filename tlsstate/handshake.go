@@ -53,16 +53,8 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 	c.timer.Stop()
 	c.timer = nil // an established connection keeps no timer
 	c.cancel()
+	c.ctx, c.cancel = nil, nil // nor a context: idle connections stay small
 	c.blocking = false
-	c.info = Info{
-		Version:            cs.Version,
-		CipherSuite:        cs.CipherSuite,
-		NegotiatedProtocol: cs.NegotiatedProtocol,
-		Resumed:            cs.DidResume,
-		ServerName:         cs.ServerName,
-		PeerCertificates:   cs.PeerCertificates,
-		ConnectionState:    cs,
-	}
 	c.timings.EstablishedAt = now
 	c.phase = phDone
 	c.s.stats.established(&cs, since(c.timings.FirstByteAt, now))
