@@ -40,11 +40,7 @@ func getBatch(c *conn) *batch {
 
 // release returns the batch and its exchanges to their pools. Loop only.
 func (b *batch) release() {
-	for i, ex := range b.exs {
-		putExchange(ex)
-		b.exs[i] = nil
-	}
-	b.exs = b.exs[:0]
+	b.releaseExchanges()
 	if cap(b.out) > 256<<10 {
 		b.out = nil
 	} else {
@@ -54,6 +50,17 @@ func (b *batch) release() {
 	b.direct, b.firstTLS, b.cipher, b.writeErr = false, false, false, nil
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)
+}
+
+// releaseExchanges returns the batch's exchanges to their pool; b.reqs
+// still says how many there were. Run by whoever owns b.exs: the loop, or
+// a settling worker.
+func (b *batch) releaseExchanges() {
+	for i, ex := range b.exs {
+		putExchange(ex)
+		b.exs[i] = nil
+	}
+	b.exs = b.exs[:0]
 }
 
 // runBatch runs on a worker: serve every request in order, serialize the
@@ -75,7 +82,6 @@ func runBatch(b *batch) {
 	if b.direct && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
 		return // written; the loop collects the batch when it next looks
 	}
-	// Not settled: the loop wants the batch back (see direct.go).
 	if err := b.c.el.Execute(context.Background(), b); err != nil {
 		// The engine is stopping and the loop is gone: nobody will write
 		// these responses. The batch is left to the garbage collector, since

@@ -63,17 +63,15 @@ func (b *batch) settle() bool {
 	if !b.dstate.CompareAndSwap(directRunning, directSettling) {
 		return false
 	}
-	for i, ex := range b.exs {
-		putExchange(ex)
-		b.exs[i] = nil
-	}
-	b.exs = b.exs[:0]
+	b.releaseExchanges()
 	return b.dstate.CompareAndSwap(directSettling, directSettled)
 }
 
-// settling: the worker owns b.exs (it is giving them back). Loop only.
+// settling: the worker owns b.exs (it is giving them back). Loop only,
+// after collectDirect (which turns settling into settlingWatched); dstate
+// stays directRunning for batches that are not direct.
 func (b *batch) settling() bool {
-	return b.direct && b.dstate.Load() == directSettlingWatched
+	return b.dstate.Load() == directSettlingWatched
 }
 
 // collectDirect runs on the loop before it uses the queue. When the head is
