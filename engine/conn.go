@@ -37,8 +37,8 @@ type conn struct {
 	slot   int // index in loop.conns
 	remote net.Addr
 
-	parser http1.Parser
-	cur    *Exchange // request being parsed
+	parser *http1.Parser // nil while idle (parsers.go)
+	cur    *Exchange     // request being parsed
 
 	// head and tail of the batches whose responses are not yet written, in
 	// request order; building is the batch being filled in this callback.
@@ -86,6 +86,7 @@ func (c *conn) onTraffic() gnet.Action {
 	} else {
 		c.process()
 	}
+	c.releaseIdleParser()
 	c.finishCallback()
 	c.inCallback = false
 	return c.action
@@ -115,7 +116,7 @@ func (c *conn) process() {
 				c.setPhase(phaseHead, cfg.HeaderReadTimeout)
 			}
 		}
-		n, ev, err := c.parser.Parse(&c.cur.Request, buf)
+		n, ev, err := c.takeParser().Parse(&c.cur.Request, buf)
 		c.consume(n)
 		if err != nil {
 			c.failRequest(err)
@@ -399,7 +400,7 @@ func (c *conn) onClose() {
 		putExchange(c.cur)
 		c.cur = nil
 	}
-	c.parser.Reset()
+	c.releaseParser()
 	c.out = nil
 	if c.tls != nil {
 		c.releaseTLS()

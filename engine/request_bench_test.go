@@ -60,7 +60,6 @@ func BenchmarkWholeRequestInline(b *testing.B) {
 	}
 	mc := &memConn{}
 	c := &conn{srv: srv, gc: mc}
-	c.parser.Limits = srv.cfg.Limits
 	b.ReportAllocs()
 	b.SetBytes(int64(len(req)))
 	for b.Loop() {

@@ -206,7 +206,6 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		return nil, gnet.Close
 	}
 	c := &conn{srv: s, gc: gc, el: gc.EventLoop(), fd: gc.Fd(), remote: gc.RemoteAddr()}
-	c.parser.Limits = s.cfg.Limits
 	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
 	gc.SetContext(c)
 	s.loopFor(c.el).add(c)

@@ -123,6 +123,14 @@ func (p *Parser) Reset() {
 	p.resetScan()
 }
 
+// Idle reports whether the parser sits between messages holding nothing:
+// no part of a request (not even a leading empty line) has been seen since
+// the last one completed. An idle parser can be Reset and reused for another
+// connection without losing anything.
+func (p *Parser) Idle() bool {
+	return p.state == stHead && !p.started && p.lead == 0 && !p.leadCR && len(p.hbuf) == 0 && p.err.Status == 0
+}
+
 // Buffered reports how many bytes of an incomplete head the parser holds
 // internally (at most Limits.MaxHeaderBytes), so the caller can bound memory.
 func (p *Parser) Buffered() int { return len(p.hbuf) }

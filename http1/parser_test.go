@@ -337,3 +337,47 @@ func TestReuseWithoutReset(t *testing.T) {
 		t.Fatalf("got\n%+v\nwant\n%+v", got, want)
 	}
 }
+
+func TestIdle(t *testing.T) {
+	var p Parser
+	var r Request
+	if !p.Idle() {
+		t.Fatal("a new parser is not Idle")
+	}
+	feed := func(s string) {
+		t.Helper()
+		for in := []byte(s); len(in) > 0; {
+			n, _, err := p.Parse(&r, in)
+			if err != nil {
+				t.Fatalf("Parse(%q): %v", s, err)
+			}
+			in = in[n:]
+		}
+	}
+	feed("\r\n") // a leading empty line is state to keep
+	if p.Idle() {
+		t.Fatal("Idle after a leading CRLF")
+	}
+	feed("GET / HTTP/1.1\r\nHost: a\r\n")
+	if p.Idle() {
+		t.Fatal("Idle with half a head buffered")
+	}
+	feed("\r\n")
+	if !p.Idle() {
+		t.Fatal("not Idle after a complete GET")
+	}
+	feed("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nab")
+	if p.Idle() {
+		t.Fatal("Idle in the middle of a body")
+	}
+	feed("cd")
+	if !p.Idle() {
+		t.Fatal("not Idle after the body ended")
+	}
+	if _, _, err := p.Parse(&r, []byte("BAD\x00")); err == nil {
+		t.Fatal("want error")
+	}
+	if p.Idle() {
+		t.Fatal("Idle after a framing error")
+	}
+}
