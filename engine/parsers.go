@@ -9,7 +9,10 @@ import (
 // An idle keep-alive connection holds no parser: most connections of a
 // large server sit between requests, and a parser (with the head buffers it
 // grew) is about 300 bytes each. The loop takes one when bytes arrive and
-// gives it back when a callback ends between requests.
+// gives it back when a callback ends between requests. (Giving it back from
+// the sweep instead keeps pool traffic off the request path but lets a
+// connection ramp hold one parser per connection: measured 1,240 against
+// 1,080 B per idle connection at 10k, so the callback does it.)
 var parserPool = sync.Pool{New: func() any { return new(http1.Parser) }}
 
 // takeParser returns the connection's parser, taking one from the pool when

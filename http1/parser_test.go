@@ -344,35 +344,28 @@ func TestIdle(t *testing.T) {
 	if !p.Idle() {
 		t.Fatal("a new parser is not Idle")
 	}
-	feed := func(s string) {
-		t.Helper()
-		for in := []byte(s); len(in) > 0; {
+	steps := []struct {
+		in   string
+		idle bool
+		what string
+	}{
+		{"\r\n", false, "after a leading CRLF"},
+		{"GET / HTTP/1.1\r\nHost: a\r\n", false, "with half a head buffered"},
+		{"\r\n", true, "after a complete GET"},
+		{"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nab", false, "in the middle of a body"},
+		{"cd", true, "after the body ended"},
+	}
+	for _, st := range steps {
+		for in := []byte(st.in); len(in) > 0; {
 			n, _, err := p.Parse(&r, in)
 			if err != nil {
-				t.Fatalf("Parse(%q): %v", s, err)
+				t.Fatalf("Parse(%q): %v", st.in, err)
 			}
 			in = in[n:]
 		}
-	}
-	feed("\r\n") // a leading empty line is state to keep
-	if p.Idle() {
-		t.Fatal("Idle after a leading CRLF")
-	}
-	feed("GET / HTTP/1.1\r\nHost: a\r\n")
-	if p.Idle() {
-		t.Fatal("Idle with half a head buffered")
-	}
-	feed("\r\n")
-	if !p.Idle() {
-		t.Fatal("not Idle after a complete GET")
-	}
-	feed("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nab")
-	if p.Idle() {
-		t.Fatal("Idle in the middle of a body")
-	}
-	feed("cd")
-	if !p.Idle() {
-		t.Fatal("not Idle after the body ended")
+		if p.Idle() != st.idle {
+			t.Fatalf("Idle() = %v %s, want %v", p.Idle(), st.what, st.idle)
+		}
 	}
 	if _, _, err := p.Parse(&r, []byte("BAD\x00")); err == nil {
 		t.Fatal("want error")

@@ -390,10 +390,6 @@ func (c *Conn) Err() error {
 // is built from the tls.Conn on each call rather than kept, so an idle
 // connection does not carry a second copy of its ConnectionState.
 func (c *Conn) Info() Info {
-	switch c.State() {
-	case AwaitingHello, Handshaking:
-		return Info{}
-	}
 	c.mu.Lock()
 	tc, done := c.tc, c.phase == phDone
 	c.mu.Unlock()
