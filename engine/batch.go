@@ -27,7 +27,8 @@ type batch struct {
 	writeErr error
 	// dstate: how a direct batch comes back to the loop; see direct.go.
 	dstate atomic.Uint32
-	next   *batch
+	next   *batch // the connection's next batch, in response order
+	queued *batch // the next batch in the worker FIFO (workers.go)
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/panjf2000/ants/v2"
@@ -11,46 +12,213 @@ import (
 // such requests with 503 and Retry-After.
 var ErrOverloaded = errors.New("engine: all workers busy")
 
+// ErrWorkersReleased is returned for work submitted after Release.
+var ErrWorkersReleased = errors.New("engine: worker pool released")
+
 // Workers is a bounded pool of goroutines that run handlers. Several servers
 // (a plaintext and a TLS listener, say) can share one.
+//
+// Batches wait in one FIFO and are run by drainers: goroutines that take
+// batches until the FIFO is empty. A drainer that finishes a batch takes the
+// next one without a wake-up, which under load saves the goroutine hand-off
+// per request that one goroutine per batch costs. A batch is submitted with
+// a new drainer when no drainer is free to take it. Batches queued behind
+// drainers that are all busy are rescued: when no batch finishes for
+// rescueAfter while some wait, every waiting batch gets a drainer of its
+// own, so a blocking handler holds up the batches behind it for about a
+// millisecond, not for as long as it blocks.
 type Workers struct {
-	pool *ants.PoolWithFuncGeneric[*batch]
+	pool *ants.PoolWithFunc // provides (and reuses) drainer goroutines
+	size int
+
+	mu         sync.Mutex
+	head, tail *batch // the FIFO, linked through batch.queued
+	// pending counts batches accepted and not yet finished (queued or
+	// running); it is the bound: at most size at once.
+	pending int
+	// drainers counts drainers started and not yet gone; free counts those
+	// of them not running a handler, which look at the FIFO before leaving.
+	drainers, free int
+	// finished counts batches run; rescue compares it with its value when
+	// the timer was armed (finishedAtArm) to tell a stall from progress.
+	finished, finishedAtArm uint64
+	rescue                  *time.Timer
+	rescueArmed             bool
+	released                bool
+	idle                    chan struct{} // closed when pending reaches 0 after Release
 }
 
+// rescueAfter is how long batches wait behind busy drainers, with none
+// finishing, before each gets a drainer of its own.
+const rescueAfter = time.Millisecond
+
 // NewWorkers starts a pool of at most size goroutines (DefaultWorkers when
-// size <= 0). When all of them are busy a new batch of requests is refused
-// at once rather than queued without bound.
+// size <= 0). When size batches of requests are already queued or running,
+// a new one is refused at once rather than queued without bound.
 func NewWorkers(size int) (*Workers, error) {
 	if size <= 0 {
 		size = DefaultWorkers
 	}
-	p, err := ants.NewPoolWithFuncGeneric(size, runBatch,
+	w := &Workers{size: size}
+	w.rescue = time.AfterFunc(time.Hour, w.rescueStalled)
+	w.rescue.Stop()
+	p, err := ants.NewPoolWithFunc(size, w.drain,
 		ants.WithNonblocking(true),
 		ants.WithExpiryDuration(10*time.Second))
 	if err != nil {
 		return nil, err
 	}
-	return &Workers{pool: p}, nil
+	w.pool = p
+	return w, nil
 }
 
 // Running reports how many workers are running handlers now.
-func (w *Workers) Running() int { return w.pool.Running() }
+func (w *Workers) Running() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.drainers - w.free
+}
 
 // Cap reports the pool's size.
-func (w *Workers) Cap() int { return w.pool.Cap() }
+func (w *Workers) Cap() int { return w.size }
 
-// Release stops the pool's idle goroutines, waiting up to timeout for busy
-// ones to finish.
+// Release refuses further work and waits up to timeout for the batches
+// already accepted to finish, then stops the pool's goroutines.
 func (w *Workers) Release(timeout time.Duration) error {
-	return w.pool.ReleaseTimeout(timeout)
+	deadline := time.Now().Add(timeout)
+	w.mu.Lock()
+	w.released = true
+	w.rescue.Stop()
+	w.rescueArmed = false
+	if w.idle == nil {
+		w.idle = make(chan struct{})
+		if w.pending == 0 {
+			close(w.idle)
+		}
+	}
+	idle := w.idle
+	w.mu.Unlock()
+	select {
+	case <-idle:
+	case <-time.After(timeout):
+	}
+	return w.pool.ReleaseTimeout(max(time.Until(deadline), time.Millisecond))
 }
 
 func (w *Workers) submit(b *batch) error {
-	if err := w.pool.Invoke(b); err != nil {
-		if errors.Is(err, ants.ErrPoolOverload) {
-			return ErrOverloaded
-		}
-		return err
+	w.mu.Lock()
+	switch {
+	case w.released:
+		w.mu.Unlock()
+		return ErrWorkersReleased
+	case w.pending >= w.size:
+		w.mu.Unlock()
+		return ErrOverloaded
+	}
+	w.pending++
+	if w.tail == nil {
+		w.head = b
+	} else {
+		w.tail.queued = b
+	}
+	w.tail = b
+	start := w.reserveDrainer()
+	w.mu.Unlock()
+	if start {
+		w.startDrainer()
 	}
 	return nil
+}
+
+// reserveDrainer counts a new drainer in when none is free to take the
+// FIFO's head. The count stays within size: a drainer is only added while
+// every existing one runs a batch and at least one more batch is queued.
+// Called with mu held.
+func (w *Workers) reserveDrainer() bool {
+	if w.head == nil || w.free > 0 {
+		return false
+	}
+	w.drainers++
+	w.free++
+	return true
+}
+
+// startDrainer runs a reserved drainer on the pool. The pool can refuse
+// for a moment although the count allows one (a drainer that just left has
+// not yet given its goroutine back) or after Release; a plain goroutine
+// then does the work, so a reserved drainer always runs.
+func (w *Workers) startDrainer() {
+	// Invoke's argument must be non-nil: ants treats nil as "worker, exit".
+	if err := w.pool.Invoke(w); err != nil {
+		go w.drain(w)
+	}
+}
+
+// drain runs batches from the FIFO until it is empty. serve recovers
+// handler panics, so runBatch returns and the counts stay right.
+func (w *Workers) drain(any) {
+	w.mu.Lock()
+	for {
+		b := w.head
+		if b == nil {
+			w.free--
+			w.drainers--
+			w.mu.Unlock()
+			return
+		}
+		w.head, b.queued = b.queued, nil
+		if w.head == nil {
+			w.tail = nil
+		}
+		w.free--
+		if w.head != nil && w.free == 0 {
+			w.armRescue()
+		}
+		w.mu.Unlock()
+		runBatch(b)
+		w.mu.Lock()
+		w.free++
+		w.finished++
+		w.pending--
+		if w.pending == 0 && w.released && w.idle != nil {
+			close(w.idle)
+			w.idle = nil
+		}
+	}
+}
+
+// armRescue starts the stall timer unless it is already running. Called
+// with mu held when a batch waits and no drainer is free.
+func (w *Workers) armRescue() {
+	if w.rescueArmed || w.released {
+		return
+	}
+	w.rescueArmed = true
+	w.finishedAtArm = w.finished
+	w.rescue.Reset(rescueAfter)
+}
+
+// rescueStalled runs when the stall timer fires. If no batch finished
+// since it was armed while batches still wait and no drainer is free, the
+// drainers are stuck in handlers: start one for every waiting batch.
+// Otherwise the queue is moving; look again later if it is still waiting.
+func (w *Workers) rescueStalled() {
+	w.mu.Lock()
+	w.rescueArmed = false
+	start := 0
+	if w.head != nil && w.free == 0 && !w.released {
+		if w.finished == w.finishedAtArm {
+			for b := w.head; b != nil; b = b.queued {
+				w.drainers++
+				w.free++
+				start++
+			}
+		} else {
+			w.armRescue()
+		}
+	}
+	w.mu.Unlock()
+	for range start {
+		w.startDrainer()
+	}
 }
