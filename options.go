@@ -32,7 +32,8 @@ func WithInline(on bool) Option { return func(c *config) { c.engine.Inline = on 
 // (default 1024). When all are busy, new requests get 503 with Retry-After.
 func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
 
-// WithLoops sets the number of event loops (default: the number of CPUs).
+// WithLoops sets the number of event loops (default: GOMAXPROCS with
+// WithInline, half of it, at least one, with the worker pool).
 func WithLoops(n int) Option { return func(c *config) { c.engine.Loops = n } }
 
 // WithMaxHeaderBytes bounds the request line plus headers (default 16 KiB;
