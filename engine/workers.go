@@ -45,7 +45,7 @@ type Workers struct {
 	rescue                  *time.Timer
 	rescueArmed             bool
 	released                bool
-	idle                    chan struct{} // closed when pending reaches 0 after Release
+	idle                    chan struct{} // Release waits for it: closed when pending reaches 0
 }
 
 // rescueAfter is how long batches wait behind busy drainers, with none
@@ -90,21 +90,26 @@ func (w *Workers) Release(timeout time.Duration) error {
 	w.released = true
 	w.rescue.Stop()
 	w.rescueArmed = false
-	if w.idle == nil {
-		w.idle = make(chan struct{})
-		if w.pending == 0 {
-			close(w.idle)
+	var idle chan struct{}
+	if w.pending > 0 {
+		if w.idle == nil {
+			w.idle = make(chan struct{})
 		}
+		idle = w.idle
 	}
-	idle := w.idle
 	w.mu.Unlock()
-	select {
-	case <-idle:
-	case <-time.After(timeout):
+	if idle != nil {
+		select {
+		case <-idle:
+		case <-time.After(timeout):
+		}
 	}
 	return w.pool.ReleaseTimeout(max(time.Until(deadline), time.Millisecond))
 }
 
+// submit queues b for a drainer, starting one when none is free. It
+// refuses b with ErrOverloaded when size batches are already pending, and
+// with ErrWorkersReleased after Release.
 func (w *Workers) submit(b *batch) error {
 	w.mu.Lock()
 	switch {
@@ -180,7 +185,7 @@ func (w *Workers) drain(any) {
 		w.free++
 		w.finished++
 		w.pending--
-		if w.pending == 0 && w.released && w.idle != nil {
+		if w.pending == 0 && w.idle != nil {
 			close(w.idle)
 			w.idle = nil
 		}
