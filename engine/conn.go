@@ -86,7 +86,6 @@ func (c *conn) onTraffic() gnet.Action {
 	} else {
 		c.process()
 	}
-	c.releaseIdleParser()
 	c.finishCallback()
 	c.inCallback = false
 	return c.action
@@ -290,6 +289,7 @@ func (c *conn) finishCallback() {
 	if c.closed {
 		return
 	}
+	c.releaseIdleParser()
 	if c.tls != nil {
 		defer c.endTLSCallback()
 		defer c.releasePlainIfEmpty()

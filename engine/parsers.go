@@ -26,7 +26,8 @@ func (c *conn) takeParser() *http1.Parser {
 }
 
 // releaseIdleParser gives the parser back when it holds nothing of a
-// request. Loop only, at the end of a callback.
+// request. Loop only, from finishCallback: every callback that may parse
+// (input, a TLS handshake result, a batch coming back) ends there.
 func (c *conn) releaseIdleParser() {
 	if c.parser != nil && c.cur == nil && c.parser.Idle() {
 		c.releaseParser()
