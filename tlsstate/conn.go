@@ -54,33 +54,35 @@ type Conn struct {
 
 	// Loop-owned.
 	state     atomic.Int32 // State
-	hello     helloScanner
 	sentClose bool
 	recvClose bool
 	starved   bool // crypto/tls needs new bytes before it can decrypt more
+	hello     helloScanner
 
 	// signal wakes the handshake goroutine's Read (capacity 1, never
 	// blocks a sender).
 	signal chan struct{}
 
-	mu       sync.Mutex // guards the fields below
+	mu       sync.Mutex // guards the fields below, up to elem
 	phase    phase
-	tc       *tls.Conn // set with the ClientHello; the loop's after phDone
-	ctx      context.Context
-	cancel   context.CancelFunc
-	timer    *time.Timer
-	in       []byte // ciphertext not yet read by crypto/tls, from inOff
-	inOff    int
-	out      []byte // ciphertext for the network
-	outDirty bool   // out grew since the loop or notify last saw it
-	wantRoom bool   // the loop was refused bytes; notify when Read drains
-	blocking bool   // the transport's Read waits for bytes (handshake)
-	trErr    error  // set: the transport is closed, Read returns it
-	err      *Error // set with phFailed
-	timings  Timings
+	outDirty bool // out grew since the loop or notify last saw it
+	wantRoom bool // the loop was refused bytes; notify when Read drains
+	blocking bool // the transport's Read waits for bytes (handshake)
+	// slot: its goroutine holds a limiter slot; guarded by Server.mu (it
+	// sits here because a bool on its own would cost a padded word).
+	slot   bool
+	tc     *tls.Conn // set with the ClientHello; the loop's after phDone
+	ctx    context.Context
+	cancel context.CancelFunc
+	timer  *time.Timer
+	in     []byte // ciphertext not yet read by crypto/tls, from inOff
+	inOff  int
+	out    []byte // ciphertext for the network
+	trErr  error  // set: the transport is closed, Read returns it
+	err    *Error // set with phFailed
+	stamps stamps // when things happened; Timings() expands them
 
 	elem *list.Element // place in Server.queue; guarded by Server.mu
-	slot bool          // its goroutine holds a limiter slot; guarded by Server.mu
 }
 
 // NewConn returns the TLS state for a newly accepted connection. Its
@@ -95,7 +97,7 @@ func (s *Server) NewConn(notify func()) *Conn {
 	c := &Conn{s: s, notify: notify, signal: make(chan struct{}, 1)}
 	c.tr.c = c
 	c.mu.Lock()
-	c.timings.AcceptedAt = time.Now()
+	c.stamps.accepted = time.Now()
 	c.timer = time.AfterFunc(s.timeout, c.onTimeout)
 	c.mu.Unlock()
 	return c
@@ -125,8 +127,8 @@ func (c *Conn) Feed(b []byte) error {
 		c.wantRoom = true
 		return ErrBufferFull
 	}
-	if c.timings.FirstByteAt.IsZero() {
-		c.timings.FirstByteAt = time.Now()
+	if c.stamps.firstByte == 0 {
+		c.stamps.mark(&c.stamps.firstByte, time.Now())
 	}
 	if c.in == nil {
 		c.in = getBuf()
@@ -165,7 +167,7 @@ func (c *Conn) scanHelloLocked() error {
 	case st == helloPartial:
 		return nil
 	}
-	c.timings.HelloAt = time.Now()
+	c.stamps.mark(&c.stamps.hello, time.Now())
 	c.tc = tls.Server(&c.tr, c.s.tls)
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.blocking = true
@@ -412,7 +414,7 @@ func (c *Conn) Info() Info {
 func (c *Conn) Timings() Timings {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.timings
+	return c.stamps.timings()
 }
 
 // MarkFirstResponse records when the engine wrote the first response;
@@ -420,12 +422,12 @@ func (c *Conn) Timings() Timings {
 func (c *Conn) MarkFirstResponse(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.timings.FirstResponseAt.IsZero() {
+	if c.stamps.firstResponse != 0 {
 		return
 	}
-	c.timings.FirstResponseAt = t
-	if !c.timings.EstablishedAt.IsZero() {
-		c.s.stats.response(t.Sub(c.timings.EstablishedAt))
+	c.stamps.mark(&c.stamps.firstResponse, t)
+	if c.stamps.established != 0 {
+		c.s.stats.response(t.Sub(c.stamps.at(c.stamps.established)))
 	}
 }
 
@@ -442,7 +444,7 @@ func (c *Conn) Release() {
 	}
 	switch c.phase {
 	case phWaiting, phQueued, phRunning:
-		if c.timings.FirstByteAt.IsZero() {
+		if c.stamps.firstByte == 0 {
 			c.s.stats.abandoned.Add(1)
 		} else {
 			c.s.stats.failed[ReasonClientGone].Add(1)
@@ -471,6 +473,7 @@ func (c *Conn) queueLocked(b []byte) {
 }
 
 // wakeLocked wakes a handshake goroutine waiting in the transport's Read.
+// Once established signal is nil and the send's default case is taken.
 func (c *Conn) wakeLocked() {
 	select {
 	case c.signal <- struct{}{}:

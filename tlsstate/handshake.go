@@ -18,7 +18,7 @@ func (c *Conn) begin() (*tls.Conn, context.Context, bool) {
 		return nil, nil, false
 	}
 	c.phase = phRunning
-	c.timings.StartedAt = time.Now()
+	c.stamps.mark(&c.stamps.started, time.Now())
 	return c.tc, c.ctx, true
 }
 
@@ -55,9 +55,10 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 	c.cancel()
 	c.ctx, c.cancel = nil, nil // nor a context: idle connections stay small
 	c.blocking = false
-	c.timings.EstablishedAt = now
+	c.signal = nil // only a blocking Read waits on it; wakeLocked skips nil
+	c.stamps.mark(&c.stamps.established, now)
 	c.phase = phDone
-	c.s.stats.established(&cs, since(c.timings.FirstByteAt, now))
+	c.s.stats.established(&cs, since(c.stamps.at(c.stamps.firstByte), now))
 	c.notifyLocked()
 }
 

@@ -31,3 +31,37 @@ func since(from, to time.Time) time.Duration {
 	}
 	return to.Sub(from)
 }
+
+// stamps is how a Conn keeps its Timings: the accept time in full and each
+// later moment as its offset from it (0: not yet). That is 64 bytes instead
+// of the 144 of six time.Time values, and every idle connection holds one.
+type stamps struct {
+	accepted                                              time.Time
+	firstByte, hello, started, established, firstResponse time.Duration
+}
+
+// mark records t as the moment *d unless that moment is already recorded.
+func (s *stamps) mark(d *time.Duration, t time.Time) {
+	if *d == 0 {
+		*d = max(t.Sub(s.accepted), 1) // 1 ns, so that a recorded moment is never 0
+	}
+}
+
+// at returns the moment recorded as d, or the zero time.
+func (s *stamps) at(d time.Duration) time.Time {
+	if d == 0 {
+		return time.Time{}
+	}
+	return s.accepted.Add(d)
+}
+
+func (s *stamps) timings() Timings {
+	return Timings{
+		AcceptedAt:      s.accepted,
+		FirstByteAt:     s.at(s.firstByte),
+		HelloAt:         s.at(s.hello),
+		StartedAt:       s.at(s.started),
+		EstablishedAt:   s.at(s.established),
+		FirstResponseAt: s.at(s.firstResponse),
+	}
+}
