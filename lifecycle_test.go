@@ -54,31 +54,6 @@ func TestBodyReadTimeout(t *testing.T) {
 	r.expectClosed()
 }
 
-func TestWorkerPoolFullAnswers503(t *testing.T) {
-	release := make(chan struct{})
-	started := make(chan struct{}, 1)
-	app := gwist.New(gwist.WithWorkers(1))
-	app.GET("/block", func(c *gwist.Ctx) error {
-		started <- struct{}{}
-		<-release
-		return c.String(200, "done")
-	})
-	addr := startApp(t, app)
-	first := dialRaw(t, addr)
-	first.send("GET /block HTTP/1.1\r\nHost: x\r\n\r\n")
-	<-started
-	second := dialRaw(t, addr)
-	second.send("GET /block HTTP/1.1\r\nHost: x\r\n\r\n")
-	resp, _ := second.readResponse("GET")
-	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("got %d Retry-After=%q, want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
-	}
-	close(release)
-	if resp, body := first.readResponse("GET"); resp.StatusCode != 200 || body != "done" {
-		t.Fatalf("blocked request: %d %q", resp.StatusCode, body)
-	}
-}
-
 func TestContextCancelledWhenClientGoes(t *testing.T) {
 	cancelled := make(chan error, 1)
 	app := gwist.New()

@@ -63,18 +63,30 @@ func TestWorkersRunBlockedHandlersConcurrently(t *testing.T) {
 	}
 }
 
-// A handler that blocks does not slow the keep-alive traffic of others.
-func TestWorkersServeOthersWhileOneBlocks(t *testing.T) {
-	release := make(chan struct{})
-	started := make(chan struct{})
-	app := gwist.New(gwist.WithWorkers(4))
+// startBlockingApp serves GET /block, whose handlers report on started and
+// then wait until release is called, and GET /fast, on a pool of the given
+// size. release is idempotent and also runs when the test ends.
+func startBlockingApp(t *testing.T, workers int) (addr string, started <-chan struct{}, release func()) {
+	t.Helper()
+	unblock := make(chan struct{})
+	entered := make(chan struct{}, 16)
+	var once sync.Once
+	release = func() { once.Do(func() { close(unblock) }) }
+	app := gwist.New(gwist.WithWorkers(workers))
 	app.GET("/block", func(c *gwist.Ctx) error {
-		close(started)
-		<-release
+		entered <- struct{}{}
+		<-unblock
 		return c.String(200, "done")
 	})
 	app.GET("/fast", func(c *gwist.Ctx) error { return c.String(200, "fast") })
-	addr := startApp(t, app)
+	addr = startApp(t, app)
+	t.Cleanup(release) // runs before startApp's shutdown
+	return addr, entered, release
+}
+
+// A handler that blocks does not slow the keep-alive traffic of others.
+func TestWorkersServeOthersWhileOneBlocks(t *testing.T) {
+	addr, started, release := startBlockingApp(t, 4)
 	blocked := dialRaw(t, addr)
 	blocked.send("GET /block HTTP/1.1\r\nHost: x\r\n\r\n")
 	<-started
@@ -85,54 +97,53 @@ func TestWorkersServeOthersWhileOneBlocks(t *testing.T) {
 			t.Fatalf("request %d: %d %q", i, resp.StatusCode, body)
 		}
 	}
-	close(release)
+	release()
 	if resp, body := blocked.readResponse("GET"); resp.StatusCode != 200 || body != "done" {
 		t.Fatalf("blocked request: %d %q", resp.StatusCode, body)
 	}
 }
 
-// The bound counts batches that are running; once they finish the pool
+// With every worker busy a request gets 503 with Retry-After and a close;
+// the bound counts batches that are running, so once they finish the pool
 // takes work again.
 func TestWorkersRefuseBeyondSizeThenRecover(t *testing.T) {
-	release := make(chan struct{})
-	started := make(chan struct{}, 2)
-	app := gwist.New(gwist.WithWorkers(2))
-	app.GET("/block", func(c *gwist.Ctx) error {
-		started <- struct{}{}
-		<-release
-		return c.String(200, "done")
-	})
-	app.GET("/fast", func(c *gwist.Ctx) error { return c.String(200, "fast") })
-	addr := startApp(t, app)
-	holders := []*rawConn{dialRaw(t, addr), dialRaw(t, addr)}
-	for _, r := range holders {
-		r.send("GET /block HTTP/1.1\r\nHost: x\r\n\r\n")
-		<-started
-	}
-	refused := dialRaw(t, addr)
-	refused.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
-	if resp, _ := refused.readResponse("GET"); resp.StatusCode != 503 {
-		t.Fatalf("third request with 2 workers busy: %d, want 503", resp.StatusCode)
-	}
-	refused.expectClosed()
-	close(release)
-	for i, r := range holders {
-		if resp, body := r.readResponse("GET"); resp.StatusCode != 200 || body != "done" {
-			t.Fatalf("holder %d: %d %q", i, resp.StatusCode, body)
-		}
-	}
-	// A holder's response can reach the client a moment before its drainer
-	// counts the batch finished, so give the count a little time.
-	for attempt := 0; ; attempt++ {
-		after := dialRaw(t, addr)
-		after.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
-		resp, body := after.readResponse("GET")
-		if resp.StatusCode == 200 && body == "fast" {
-			return
-		}
-		if resp.StatusCode != 503 || attempt == 50 {
-			t.Fatalf("after the pool drained: %d %q", resp.StatusCode, body)
-		}
-		time.Sleep(10 * time.Millisecond)
+	for _, size := range []int{1, 2} {
+		t.Run(fmt.Sprintf("size=%d", size), func(t *testing.T) {
+			addr, started, release := startBlockingApp(t, size)
+			holders := make([]*rawConn, size)
+			for i := range holders {
+				holders[i] = dialRaw(t, addr)
+				holders[i].send("GET /block HTTP/1.1\r\nHost: x\r\n\r\n")
+				<-started
+			}
+			refused := dialRaw(t, addr)
+			refused.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
+			resp, _ := refused.readResponse("GET")
+			if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
+				t.Fatalf("with %d workers busy: %d Retry-After=%q, want 503 with Retry-After",
+					size, resp.StatusCode, resp.Header.Get("Retry-After"))
+			}
+			refused.expectClosed()
+			release()
+			for i, r := range holders {
+				if resp, body := r.readResponse("GET"); resp.StatusCode != 200 || body != "done" {
+					t.Fatalf("holder %d: %d %q", i, resp.StatusCode, body)
+				}
+			}
+			// A holder's response can reach the client a moment before its
+			// drainer counts the batch finished, so give the count a little time.
+			for attempt := 0; ; attempt++ {
+				after := dialRaw(t, addr)
+				after.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
+				resp, body := after.readResponse("GET")
+				if resp.StatusCode == 200 && body == "fast" {
+					return
+				}
+				if resp.StatusCode != 503 || attempt == 50 {
+					t.Fatalf("after the pool drained: %d %q", resp.StatusCode, body)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
 	}
 }

@@ -214,10 +214,10 @@ func (w *Workers) rescueStalled() {
 	if w.head != nil && w.free == 0 && !w.released {
 		if w.finished == w.finishedAtArm {
 			for b := w.head; b != nil; b = b.queued {
-				w.drainers++
-				w.free++
 				start++
 			}
+			w.drainers += start
+			w.free += start
 		} else {
 			w.armRescue()
 		}
