@@ -110,8 +110,10 @@ func (c *conn) writeDirect(b *batch) bool {
 		return false
 	}
 	if c.tls == nil {
-		b.out, b.writeErr = writeFD(c.fd, b.out)
-		return len(b.out) == 0 && b.writeErr == nil
+		// Keep b.out's array (rest is its tail): the pooled batch reuses it.
+		rest, err := writeFD(c.fd, b.out)
+		b.out, b.writeErr = append(b.out[:0], rest...), err
+		return len(b.out) == 0 && err == nil
 	}
 	if c.wpending {
 		return false // gnet still holds ciphertext: let the loop queue behind it
