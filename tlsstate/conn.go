@@ -270,6 +270,10 @@ func (c *Conn) decrypt(plain []byte) ([]byte, error) {
 			if n == 0 {
 				return plain, nil
 			}
+			if c.cryptoDrained() {
+				c.starved = true
+				return plain, nil
+			}
 			continue
 		}
 		if _, ok := err.(wouldBlock); ok {

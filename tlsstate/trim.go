@@ -58,14 +58,8 @@ func (c *Conn) TrimBuffers() bool {
 	default:
 		return false
 	}
-	if !tlsBufferFields.ok || c.tc == nil {
-		return false
-	}
-	base := unsafe.Pointer(c.tc)
-	raw := (*bytes.Buffer)(unsafe.Add(base, tlsBufferFields.rawInput))
-	in := (*bytes.Reader)(unsafe.Add(base, tlsBufferFields.input))
-	hand := (*bytes.Buffer)(unsafe.Add(base, tlsBufferFields.hand))
-	if raw.Len() != 0 || in.Len() != 0 || hand.Len() != 0 {
+	raw, in, hand, ok := c.readBuffers()
+	if !ok || raw.Len() != 0 || in.Len() != 0 || hand.Len() != 0 {
 		return false
 	}
 	if raw.Cap() == 0 && hand.Cap() == 0 {
@@ -74,4 +68,32 @@ func (c *Conn) TrimBuffers() bool {
 	*raw, *hand = bytes.Buffer{}, bytes.Buffer{}
 	in.Reset(nil)
 	return true
+}
+
+// readBuffers returns crypto/tls's read buffers of c's tls.Conn; ok is
+// false when there is none yet or this Go release lays them out otherwise.
+func (c *Conn) readBuffers() (raw *bytes.Buffer, in *bytes.Reader, hand *bytes.Buffer, ok bool) {
+	if !tlsBufferFields.ok || c.tc == nil {
+		return nil, nil, nil, false
+	}
+	base := unsafe.Pointer(c.tc)
+	raw = (*bytes.Buffer)(unsafe.Add(base, tlsBufferFields.rawInput))
+	in = (*bytes.Reader)(unsafe.Add(base, tlsBufferFields.input))
+	hand = (*bytes.Buffer)(unsafe.Add(base, tlsBufferFields.hand))
+	return raw, in, hand, true
+}
+
+// cryptoDrained reports whether a Read of the established tls.Conn could
+// only block: it holds no ciphertext or decrypted bytes and the transport
+// none either. Asking crypto/tls instead costs an allocation per call (its
+// readFromUntil wraps the transport in a new reader each time). False when
+// the layout is unknown, so that the caller asks crypto/tls.
+func (c *Conn) cryptoDrained() bool {
+	raw, in, _, ok := c.readBuffers()
+	if !ok || raw.Len() != 0 || in.Len() != 0 {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bufferedLocked() == 0
 }

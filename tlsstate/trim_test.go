@@ -51,3 +51,35 @@ func TestTrimBuffersBeforeHandshake(t *testing.T) {
 		t.Error("TrimBuffers acted on a connection still awaiting its ClientHello")
 	}
 }
+
+// Decrypting a record must not end with a Read of crypto/tls that can only
+// block: each such Read allocates (crypto/tls wraps the transport in a new
+// reader per call). One allocation per record is crypto/tls's own, for the
+// record's first read; a second means the drained check failed.
+func TestProcessOneRecordAllocatesOnce(t *testing.T) {
+	s := newServer(t, Config{})
+	cli, c, m := handshakeByHand(t, s, clientTLS(t))
+	const runs = 50
+	records := make([][]byte, runs+1) // AllocsPerRun calls the function once more to warm up
+	for i := range records {
+		if _, err := cli.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+			t.Fatal(err)
+		}
+		records[i] = m.take()
+	}
+	plain := make([]byte, 0, 16<<10)
+	next := 0
+	allocs := testing.AllocsPerRun(runs, func() {
+		if err := c.Feed(records[next]); err != nil {
+			t.Fatal(err)
+		}
+		next++
+		var err error
+		if plain, err = c.Process(plain[:0]); err != nil || !strings.HasPrefix(string(plain), "GET / ") {
+			t.Fatalf("Process: %q, %v", plain, err)
+		}
+	})
+	if allocs > 1 {
+		t.Errorf("%v allocations to feed and decrypt one record, want at most 1", allocs)
+	}
+}
