@@ -22,12 +22,17 @@ type tlsConn struct {
 	responded     bool // the first response has been written
 	quickAckAtEnd bool // re-arm at the end of this callback if nothing was written
 	wroteInCB     bool
+	// idleAtSweep: the last sweep found the connection idle, and no input
+	// came since; the next sweep that finds it so trims its buffers.
+	idleAtSweep bool
 }
 
 // plainBufSize is what decryption is given to write into: a whole record.
 const plainBufSize = 16<<10 + 512
 
-var plainPool = sync.Pool{New: func() any { b := make([]byte, 0, plainBufSize); return &b }}
+// plainPool holds array pointers, not *[]byte, so that giving a buffer back
+// allocates nothing; a buffer grown past plainBufSize is left to the GC.
+var plainPool = sync.Pool{New: func() any { return new([plainBufSize]byte) }}
 
 // tlsWaker runs on the loop when the handshake goroutine has a flight or a
 // result. It holds the conn, not the gnet.Conn, so a stale wake after close
@@ -72,7 +77,7 @@ func (c *conn) quickAck() {
 // for bytes already in its buffer, and the state machine takes a bounded
 // amount at a time.
 func (c *conn) onTLSTraffic() {
-	c.wroteInCB = false
+	c.wroteInCB, c.idleAtSweep = false, false
 	for !c.closed {
 		fed, ok := c.feedTLS()
 		if !ok {
@@ -134,7 +139,7 @@ func (c *conn) decryptBuffered() {
 		c.plain, c.plainOff = c.plain[:n], 0
 	}
 	if c.plain == nil {
-		c.plain = (*plainPool.Get().(*[]byte))[:0]
+		c.plain = plainPool.Get().(*[plainBufSize]byte)[:0]
 	}
 	var err error
 	c.plain, err = c.tls.Process(c.plain)
@@ -234,10 +239,10 @@ func (c *conn) closeTLS() {
 
 func (c *conn) releasePlainIfEmpty() {
 	if c.plain != nil && len(c.plain) == c.plainOff {
-		b := c.plain[:0]
+		b := c.plain
 		c.plain, c.plainOff = nil, 0
-		if cap(b) <= 4*plainBufSize {
-			plainPool.Put(&b)
+		if cap(b) == plainBufSize {
+			plainPool.Put((*[plainBufSize]byte)(b[:plainBufSize]))
 		}
 	}
 }
@@ -247,10 +252,19 @@ func (c *conn) releaseTLS() {
 	c.plain, c.plainOff = nil, 0
 }
 
-// trimIdleTLS gives crypto/tls's read buffers back while the connection
-// idles (the sweep calls it; a busy connection keeps them).
+// trimIdleTLS gives crypto/tls's read buffers back once the connection has
+// idled from one sweep to the next (the sweep calls it). A keep-alive
+// connection under load is idle between requests at almost every sweep;
+// trimming it then would make crypto/tls allocate its buffers again for
+// the next record, several times a second per connection.
 func (c *conn) trimIdleTLS() {
-	if c.tls != nil && c.established && c.phase == phaseIdle && c.plain == nil {
-		c.tls.TrimBuffers()
+	if c.tls == nil || !c.established || c.phase != phaseIdle || c.plain != nil {
+		c.idleAtSweep = false
+		return
 	}
+	if !c.idleAtSweep {
+		c.idleAtSweep = true
+		return
+	}
+	c.tls.TrimBuffers()
 }
