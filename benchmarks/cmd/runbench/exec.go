@@ -15,6 +15,9 @@ import (
 type toolRun struct {
 	stdout, stderr []byte
 	err            error
+	// cpu is the tool's own user+system CPU time in seconds (its rusage;
+	// 0 when it did not run).
+	cpu float64
 }
 
 // combined is stdout followed by stderr, for tools that report errors on
@@ -41,7 +44,11 @@ func runTool(ctx context.Context, timeout time.Duration, logPath, name string, a
 		fmt.Fprintf(f, "$ %s %s\n%s%s(exit: %v)\n\n", name, strings.Join(args, " "), out.Bytes(), errb.Bytes(), err)
 		f.Close()
 	}
-	return toolRun{stdout: out.Bytes(), stderr: errb.Bytes(), err: err}
+	r := toolRun{stdout: out.Bytes(), stderr: errb.Bytes(), err: err}
+	if cmd.ProcessState != nil {
+		r.cpu = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	}
+	return r
 }
 
 // shellJoin renders a command line for the report.

@@ -40,7 +40,8 @@ func wrkArgs(d time.Duration, url, script string) []string {
 
 func wrkWorkload(name, title, path string, pipelined, withTLS bool) workload {
 	w := workload{name: name, title: title, tool: "wrk", tls: withTLS, primary: "rps", higher: true,
-		metrics: []metric{{"rps", "req/s", 0}, {"p50", "p50 ms", 2}, {"p99", "p99 ms", 2}, {"errors", "errors", 0}}}
+		metrics: []metric{{"rps", "req/s", 0}, {"p50", "p50 ms", 2}, {"p99", "p99 ms", 2}, {"errors", "errors", 0},
+			{"srv_us", "server µs CPU/req", 2}, {"gen_us", "wrk µs CPU/req", 2}}}
 	scheme, ph := "http", plainPH
 	w.variants = inlineVariant
 	if withTLS {
@@ -56,8 +57,9 @@ func wrkWorkload(name, title, path string, pipelined, withTLS bool) workload {
 		}
 		return ""
 	}
+	w.note = cpuSplitNote
 	if pipelined {
-		w.note = "wrk's Lua script (written by the runner, below) sends 16 requests per write; wrk counts responses."
+		w.note = "wrk's Lua script (written by the runner, below) sends 16 requests per write; wrk counts responses. " + cpuSplitNote
 	}
 	w.commands = func(o options) []string {
 		s := ""
@@ -73,13 +75,19 @@ func wrkWorkload(name, title, path string, pipelined, withTLS bool) workload {
 		}
 		url := scheme + "://" + addr + path
 		runTool(e.ctx, e.o.warm+time.Minute, e.logPath, "wrk", wrkArgs(e.o.warm, url, scriptName(e))...)
+		c0, cerr := cpuSeconds(s.pid)
 		r := runTool(e.ctx, e.o.dur+time.Minute, e.logPath, "wrk", wrkArgs(e.o.dur, url, scriptName(e))...)
+		c1, cerr1 := cpuSeconds(s.pid)
 		res, err := parse.ParseWrk(r.combined())
 		if err != nil {
 			return outcome{err: err}
 		}
 		o := outcome{values: map[string]float64{
 			"rps": res.RequestsPerSec, "p50": ms(res.P50), "p99": ms(res.P99), "errors": float64(res.Errors())}}
+		if res.Requests > 0 && cerr == nil && cerr1 == nil {
+			o.values["srv_us"] = (c1 - c0) * 1e6 / float64(res.Requests)
+			o.values["gen_us"] = r.cpu * 1e6 / float64(res.Requests)
+		}
 		if res.Requests > 0 && res.Errors()*100 > res.Requests {
 			o.note = fmt.Sprintf("%d errors in %d requests", res.Errors(), res.Requests)
 		}
@@ -87,5 +95,9 @@ func wrkWorkload(name, title, path string, pipelined, withTLS bool) workload {
 	}
 	return w
 }
+
+// cpuSplitNote explains the CPU columns of the wrk workloads.
+const cpuSplitNote = "CPU per request: the server's utime+stime (/proc/PID/stat, all threads) and wrk's own (its rusage) over the measured run, divided by the responses wrk counted. " +
+	"wrk and the server share the machine's cores, so req/s ≤ cores × 10⁶ ÷ (server + wrk µs/req): a server that cost nothing would reach at most (peer + wrk) ÷ wrk times a peer's rate."
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
