@@ -40,6 +40,7 @@ type App struct {
 	mu      sync.Mutex
 	frozen  bool
 	workers *engine.Workers
+	conns   *engine.ConnLimit
 	servers []*engine.Server
 }
 
@@ -144,6 +145,7 @@ func (a *App) start(addr string, ts *tlsstate.Server) (net.Addr, error) {
 	a.freeze()
 	cfg := a.cfg.engine
 	cfg.TLS = ts
+	cfg.Conns = a.connLimit()
 	if !cfg.Inline {
 		w, err := a.sharedWorkers()
 		if err != nil {
@@ -163,6 +165,16 @@ func (a *App) start(addr string, ts *tlsstate.Server) (net.Addr, error) {
 	a.servers = append(a.servers, srv)
 	a.mu.Unlock()
 	return bound, nil
+}
+
+// connLimit is the connection cap shared by the App's listeners.
+func (a *App) connLimit() *engine.ConnLimit {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conns == nil {
+		a.conns = engine.NewConnLimit(a.cfg.maxConns)
+	}
+	return a.conns
 }
 
 func (a *App) sharedWorkers() (*engine.Workers, error) {

@@ -68,6 +68,13 @@ func (a *App) ListenTLS(addr, certFile, keyFile string) error {
 type Stats struct {
 	// Conns is the number of open connections over all listeners.
 	Conns int64
+	// MaxConns is the cap on open connections (WithMaxConns).
+	MaxConns int
+	// RefusedConns counts connections closed at once, unserved: beyond
+	// MaxConns, during Shutdown, or while descriptors ran out.
+	RefusedConns uint64
+	// AcceptErrors counts failed accepts (EMFILE, ENFILE, ENOBUFS, …).
+	AcceptErrors uint64
 	// TLS sums the TLS listeners' handshake counters and timings: full
 	// and resumed handshakes, failures by reason, by version and by ALPN,
 	// handshake time and the time from established to first response.
@@ -82,8 +89,11 @@ func (a *App) Stats() Stats {
 	var st Stats
 	st.TLS = tlsstate.Stats{Failed: map[string]uint64{}, ConnErrors: map[string]uint64{},
 		ByVersion: map[string]uint64{}, ByALPN: map[string]uint64{}}
+	st.MaxConns = a.connLimit().Max()
 	for _, s := range servers {
 		st.Conns += s.ActiveConns()
+		st.RefusedConns += s.RefusedConns()
+		st.AcceptErrors += s.AcceptErrors()
 		if ts := s.TLS(); ts != nil {
 			addTLSStats(&st.TLS, ts.Stats())
 		}

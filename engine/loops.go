@@ -1,3 +1,5 @@
+//go:build unix
+
 package engine
 
 import "context"
@@ -37,7 +39,7 @@ func (l *loopState) Run(context.Context) error {
 			c.collectSettled()
 		}
 		if l.srv.draining.Load() && !c.closed && c.isIdle() {
-			c.closeNow()
+			c.closeIfIdleForDrain()
 		} else {
 			c.onTimer(now)
 		}
