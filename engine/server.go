@@ -66,8 +66,8 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 		return nil, errors.New("engine: Config.Workers is required unless Inline")
 	}
 	s := &Server{
-		cfg:      c,
-		handler:  h,
+		cfg:        c,
+		handler:    h,
 		limit:      c.Conns,
 		acceptDone: make(chan struct{}),
 		runDone:    make(chan struct{}),
