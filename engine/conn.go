@@ -64,6 +64,8 @@ type conn struct {
 
 	tlsConn // HTTPS state; zero for plaintext connections
 
+	drainIdleSince int64 // unix ns of the first drain sweep that found it idle (drain.go)
+
 	// Shared with workers writing directly (see direct.go).
 	wmu      sync.Mutex
 	wclosed  bool // OnClose ran: the fd is no longer ours
@@ -318,10 +320,8 @@ func (c *conn) finishCallback() {
 		return
 	}
 	if c.cur == nil && c.inflight == 0 && c.phase == phaseWaiting {
+		// During a drain the sweep closes it after a grace (drain.go).
 		c.setPhase(phaseIdle, c.config().IdleTimeout)
-		if c.srv.draining.Load() {
-			c.closeNow()
-		}
 	}
 }
 
