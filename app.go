@@ -159,6 +159,7 @@ func (a *App) start(addr string, ts *tlsstate.Server) (net.Addr, error) {
 	}
 	bound, err := srv.Start(addr)
 	if err != nil {
+		a.releaseUnusedWorkers()
 		return nil, err
 	}
 	a.mu.Lock()
@@ -175,6 +176,23 @@ func (a *App) connLimit() *engine.ConnLimit {
 		a.conns = engine.NewConnLimit(a.cfg.maxConns)
 	}
 	return a.conns
+}
+
+// releaseUnusedWorkers stops the worker pool when no server uses it (the
+// first Start failed), so a failed Start leaves no goroutines behind.
+func (a *App) releaseUnusedWorkers() {
+	a.mu.Lock()
+	w := a.workers
+	if len(a.servers) > 0 {
+		w = nil
+	}
+	if w != nil {
+		a.workers = nil
+	}
+	a.mu.Unlock()
+	if w != nil {
+		_ = w.Release(time.Second)
+	}
 }
 
 func (a *App) sharedWorkers() (*engine.Workers, error) {
