@@ -98,7 +98,9 @@ func (s *Server) Start(addr string) (net.Addr, error) {
 	cli, err := gnet.NewClient(s,
 		gnet.WithMulticore(true),
 		gnet.WithNumEventLoop(s.cfg.Loops),
-		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
+		// Go's accept already set TCP_NODELAY on the socket gnet adopts
+		// (a dup of the same socket); TCPDelay only spares the second call.
+		gnet.WithTCPNoDelay(gnet.TCPDelay),
 		gnet.WithLogger(gnetLogger{s.cfg.Logger}),
 	)
 	if err == nil {
