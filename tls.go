@@ -121,6 +121,10 @@ type Stats struct {
 	RefusedConns uint64
 	// AcceptErrors counts failed accepts (EMFILE, ENFILE, ENOBUFS, …).
 	AcceptErrors uint64
+	// ClientGoneErrors counts errors that handlers returned to
+	// DefaultErrorHandler after their request's context was cancelled
+	// (client gone or forced shutdown); their log lines are rate-limited.
+	ClientGoneErrors uint64
 	// TLS sums the TLS listeners' handshake counters and timings: full
 	// and resumed handshakes, failures by reason, by version and by ALPN,
 	// handshake time and the time from established to first response.
@@ -133,6 +137,7 @@ func (a *App) Stats() Stats {
 	servers := append([]*engine.Server(nil), a.servers...)
 	a.mu.Unlock()
 	var st Stats
+	st.ClientGoneErrors = a.goneErrs.count.Load()
 	st.TLS = tlsstate.Stats{Failed: map[string]uint64{}, ConnErrors: map[string]uint64{},
 		ByVersion: map[string]uint64{}, ByALPN: map[string]uint64{}}
 	st.MaxConns = a.connLimit().Max()
