@@ -95,8 +95,7 @@ func WithServerName(name string) Option {
 }
 
 // WithLogger sets the logger for handler panics, errors and engine events
-// (default slog.Default()). Handler errors after the client went away are
-// rate-limited: see DefaultErrorHandler.
+// (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.engine.Logger = l } }
 
 // WithRedirectTrailingSlash turns the trailing-slash redirect on or off
