@@ -204,6 +204,55 @@ func TestTLSGarbageAndBadRecordsClose(t *testing.T) {
 	}
 }
 
+// TestTLSPortGarbageAnswers pins what the README says a client sending
+// something other than a ClientHello to the TLS port gets: a first byte
+// that starts an upper-case method gets a plaintext 400; any other first
+// byte but 0x16 (a handshake record) is closed without a byte sent; a 0x16
+// record that is malformed gets a decode_error alert, then the close; a
+// ClientHello crypto/tls refuses gets its alert.
+func TestTLSPortGarbageAnswers(t *testing.T) {
+	app := helloApp()
+	addr := startTLS(t, app, serverTLSConfig(t))
+	alert := string([]byte{0x15, 0x03, 0x01, 0x00, 0x02, 0x02, 50}) // fatal decode_error
+	for _, tc := range []struct{ name, send, want string }{
+		{"binary", "\x00\x01garbage", ""},
+		{"lower-case text", "get / http/1.1\r\n\r\n", ""},
+		{"bad handshake record", "\x16garbage", alert},
+		{"record that is not a ClientHello", "\x16\x03\x01\x00\x05hello", alert},
+		{"plaintext HTTP", "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.0 400 Bad Request\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+			if _, err := io.WriteString(c, tc.send); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, len(tc.want))
+			if _, err := io.ReadFull(c, got); err != nil || string(got) != tc.want {
+				t.Fatalf("got %q (%v), want %q", got, err, tc.want)
+			}
+			if tc.want != alert && tc.want != "" {
+				return // the 400's headers and body follow
+			}
+			var one [1]byte
+			if n, err := c.Read(one[:]); n != 0 || (err != io.EOF && !strings.Contains(err.Error(), "reset")) {
+				t.Fatalf("after %q: read %d bytes %q, err %v; want the close", tc.want, n, one[:n], err)
+			}
+		})
+	}
+	// A well-formed ClientHello that crypto/tls refuses gets crypto/tls's
+	// own alert (here protocol_version, for a client capped at TLS 1.1).
+	_, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11})
+	if err == nil || !strings.Contains(err.Error(), "remote error") {
+		t.Fatalf("TLS 1.1 client: %v, want the server's alert", err)
+	}
+	waitConns(t, app, 0)
+}
+
 // drainClosed reads until the server closes (an alert may come first).
 func drainClosed(t *testing.T, c net.Conn) {
 	t.Helper()
