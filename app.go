@@ -37,6 +37,8 @@ type App struct {
 	notFoundChain    HandlerFunc
 	methodChain      HandlerFunc
 
+	goneErrs goneErrors // handler errors after the client left: see DefaultErrorHandler
+
 	mu      sync.Mutex
 	frozen  bool
 	workers *engine.Workers
