@@ -4,9 +4,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"sync"
 	"sync/atomic"
-	"time"
+
+	"github.com/gwist/gwist/internal/lograte"
 )
 
 // ErrServerClosed is returned by Listen after Shutdown.
@@ -72,34 +72,19 @@ func DefaultErrorHandler(c *Ctx, err error) {
 	_ = c.String(he.Code, msg+"\n")
 }
 
-// goneLogInterval is the least time between two log lines for handler
-// errors whose client went away.
-const goneLogInterval = time.Second
-
 // goneErrors counts handler errors returned after the request's context was
-// cancelled and rate-limits their log lines.
+// cancelled and rate-limits their log lines (one a second).
 type goneErrors struct {
-	count      atomic.Uint64
-	mu         sync.Mutex
-	last       time.Time // when the last line was logged
-	suppressed uint64    // errors since then that were not logged
+	count atomic.Uint64
+	lines lograte.Limiter
 }
 
-// log counts err and logs it unless a line was logged less than
-// goneLogInterval ago.
+// log counts err and logs it unless a line was logged less than a second ago.
 func (g *goneErrors) log(c *Ctx, err error) {
 	g.count.Add(1)
-	now := time.Now()
-	g.mu.Lock()
-	if !g.last.IsZero() && now.Sub(g.last) < goneLogInterval {
-		g.suppressed++
-		g.mu.Unlock()
-		return
+	if ok, n := g.lines.Allow(); ok {
+		c.app.logger().Info("gwist: handler error after the client went away",
+			slog.String("method", c.Method()), slog.String("path", c.Path()),
+			slog.Any("error", err), slog.Uint64("unlogged_since_last", n))
 	}
-	n := g.suppressed
-	g.last, g.suppressed = now, 0
-	g.mu.Unlock()
-	c.app.logger().Info("gwist: handler error after the client went away",
-		slog.String("method", c.Method()), slog.String("path", c.Path()),
-		slog.Any("error", err), slog.Uint64("unlogged_since_last", n))
 }

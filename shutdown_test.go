@@ -34,26 +34,11 @@ func TestShutdownRefusesNewConnectionsAtOnce(t *testing.T) {
 	done := make(chan error, 1)
 	begun := time.Now()
 	go func() { done <- app.Shutdown(context.Background()) }()
-	waitFor(t, time.Second, "a dial to be refused during the drain", func() bool {
-		c, err := net.DialTimeout("tcp", addr.String(), time.Second)
-		if err == nil {
-			c.Close()
-			return false
-		}
-		// Refused, or reset when the SYN raced the close into the backlog.
-		if !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, syscall.ECONNRESET) {
-			t.Fatalf("dial during drain: %v; want connection refused", err)
-		}
-		return true
-	})
+	waitRefused(t, addr.String())
 	t.Logf("refused %v after Shutdown began", time.Since(begun))
 
 	close(release)
-	resp, body := inflight.readResponse("GET")
-	if resp.StatusCode != 200 || body != "done" || !resp.Close {
-		t.Fatalf("in-flight request: %d %q close=%v", resp.StatusCode, body, resp.Close)
-	}
-	inflight.expectClosed()
+	inflight.expectLastResponse("done")
 	if err := <-done; err != nil {
 		t.Fatalf("Shutdown: %v", err)
 	}
@@ -78,19 +63,9 @@ func TestShutdownAnswersKeepAliveClientsNextRequest(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() { done <- app.Shutdown(context.Background()) }()
-		waitFor(t, time.Second, "the listener to close", func() bool {
-			c, err := net.DialTimeout("tcp", addr.String(), time.Second)
-			if err == nil {
-				c.Close()
-			}
-			return err != nil
-		})
+		waitRefused(t, addr.String())
 		client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		resp, body := client.readResponse("GET")
-		if resp.StatusCode != 200 || body != "hello" || !resp.Close {
-			t.Fatalf("request sent during the drain: %d %q close=%v", resp.StatusCode, body, resp.Close)
-		}
-		client.expectClosed()
+		client.expectLastResponse("hello")
 		if err := <-done; err != nil {
 			t.Fatalf("Shutdown: %v", err)
 		}
@@ -130,4 +105,33 @@ func TestShutdownIdleIsPrompt(t *testing.T) {
 	if _, err := pc.Get("http://" + plain.String() + "/"); err == nil {
 		t.Fatal("served after Shutdown")
 	}
+}
+
+// waitRefused waits until a dial to addr is refused, as it is once
+// Shutdown has closed the listener.
+func waitRefused(t *testing.T, addr string) {
+	t.Helper()
+	waitFor(t, time.Second, "a dial to be refused during the drain", func() bool {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return false
+		}
+		// Refused, or reset when the SYN raced the close into the backlog.
+		if !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("dial during drain: %v; want connection refused", err)
+		}
+		return true
+	})
+}
+
+// expectLastResponse reads a 200 with body want and Connection: close to a
+// GET, then the close.
+func (r *rawConn) expectLastResponse(want string) {
+	r.t.Helper()
+	resp, body := r.readResponse("GET")
+	if resp.StatusCode != 200 || body != want || !resp.Close {
+		r.t.Fatalf("response: %d %q close=%v; want 200 %q with Connection: close", resp.StatusCode, body, resp.Close, want)
+	}
+	r.expectClosed()
 }

@@ -8,9 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gwist/gwist/internal/lograte"
 )
 
 // The engine owns its listening socket; gnet owns the connections. gnet's
@@ -125,25 +126,11 @@ func (s *spareFD) reopen() bool {
 
 func (s *spareFD) Close() { s.release() }
 
-// rateLog logs at most one line per interval and counts what it held back.
-type rateLog struct {
-	mu         sync.Mutex
-	last       time.Time
-	suppressed int
-}
-
-const rateLogInterval = time.Second
+// rateLog logs at most one line a second and counts what it held back.
+type rateLog struct{ lim lograte.Limiter }
 
 func (r *rateLog) warn(l *slog.Logger, msg string, err error) {
-	r.mu.Lock()
-	now := time.Now()
-	if !r.last.IsZero() && now.Sub(r.last) < rateLogInterval {
-		r.suppressed++
-		r.mu.Unlock()
-		return
+	if ok, held := r.lim.Allow(); ok {
+		l.Warn(msg, slog.String("error", err.Error()), slog.Uint64("suppressed", held))
 	}
-	suppressed := r.suppressed
-	r.last, r.suppressed = now, 0
-	r.mu.Unlock()
-	l.Warn(msg, slog.String("error", err.Error()), slog.Int("suppressed", suppressed))
 }
