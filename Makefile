@@ -11,6 +11,7 @@ build:
 	$(GO) build $(PKGS)
 
 vet:
+	$(GO) mod tidy -diff
 	$(GO) vet $(PKGS)
 
 # macOS and the BSDs build and vet (tests included) from Linux, so a
