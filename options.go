@@ -89,6 +89,23 @@ func WithIdleTimeout(d time.Duration) Option {
 // (default 64); further pipelined input waits until responses drain.
 func WithMaxPipelined(n int) Option { return func(c *config) { c.engine.MaxPipelined = n } }
 
+// WithMaxInboundBytes caps the unparsed input buffered for one connection
+// while its parsing is paused (default 1 MiB on Linux, where the engine
+// stops reading from a client that runs ahead and only gnet's re-arms add
+// to the buffer; 4 MiB elsewhere, where it keeps reading). A connection
+// over the cap gets the responses already in flight, then is closed.
+func WithMaxInboundBytes(n int) Option {
+	return func(c *config) { c.engine.MaxInboundBytes = n }
+}
+
+// WithWriteTimeout closes a connection whose queued response bytes have
+// not moved for d (default 30 s): a client that stops reading cannot hold
+// its responses in memory for ever. Any progress restarts the timer, so a
+// slow but live reader is not cut.
+func WithWriteTimeout(d time.Duration) Option {
+	return func(c *config) { c.engine.WriteTimeout = d }
+}
+
 // WithServerName sets the Server response header (default: none).
 func WithServerName(name string) Option {
 	return func(c *config) { c.engine.ServerName = name }

@@ -19,6 +19,14 @@ const (
 	DefaultMaxPipelined      = 64
 	DefaultMaxOutboundBytes  = 4 << 20
 	DefaultWorkers           = 1024
+	// DefaultWriteTimeout: see Config.WriteTimeout.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultMaxInboundBytes is Config.MaxInboundBytes's default where the
+	// read pause works (Linux): one 64 KiB read plus a few that gnet lets
+	// in when output drains. DefaultMaxInboundBytesNoPause is the default
+	// elsewhere, where a client that runs ahead fills the buffer.
+	DefaultMaxInboundBytes        = 1 << 20
+	DefaultMaxInboundBytesNoPause = 4 << 20
 	// lingerTimeout bounds how long a connection that is being closed after
 	// its last response keeps draining input, so that an unread request
 	// cannot turn the close into a reset that destroys the response.
@@ -57,12 +65,23 @@ type Config struct {
 	// connection's input until responses drain.
 	MaxPipelined int
 	// MaxInboundBytes caps the unparsed input buffered for a connection while
-	// parsing is paused (default 2 × MaxHeaderBytes + 64 KiB). A client that
-	// exceeds it is disconnected.
+	// parsing is paused. On Linux the engine stops reading from such a
+	// connection (TCP flow control then slows the client), so only gnet's
+	// re-arms add to it, 64 KiB at a time; the default is
+	// DefaultMaxInboundBytes (1 MiB). Without the read pause (other systems)
+	// input keeps arriving and the default is DefaultMaxInboundBytesNoPause
+	// (4 MiB). A connection over the cap gets the responses already in
+	// flight, then is closed.
 	MaxInboundBytes int
 	// MaxOutboundBytes pauses parsing while more than this many response
 	// bytes wait to be sent on a connection (default 4 MiB).
 	MaxOutboundBytes int
+	// WriteTimeout closes a connection whose queued response bytes have not
+	// moved for this long (default 30 s, like BodyReadTimeout: the client has
+	// stopped reading). Any progress restarts it, so a slow reader is not
+	// cut. Until then a connection holds at most the responses of
+	// MaxPipelined requests on top of MaxOutboundBytes.
+	WriteTimeout time.Duration
 	// ServerName is the Server header value; empty sends none.
 	ServerName string
 	// Logger receives handler panics and engine errors (default slog.Default()).
@@ -102,7 +121,15 @@ func (c *Config) withDefaults() Config {
 		d.Limits.MaxHeaderBytes = http1.DefaultMaxHeaderBytes
 	}
 	if d.MaxInboundBytes <= 0 {
-		d.MaxInboundBytes = 2*d.Limits.MaxHeaderBytes + 64<<10
+		d.MaxInboundBytes = DefaultMaxInboundBytesNoPause
+		if ok, _ := readPauseSupported(); ok {
+			d.MaxInboundBytes = DefaultMaxInboundBytes
+		}
+		// Room for a whole request head and one read beyond it.
+		d.MaxInboundBytes = max(d.MaxInboundBytes, 2*d.Limits.MaxHeaderBytes+64<<10)
+	}
+	if d.WriteTimeout <= 0 {
+		d.WriteTimeout = DefaultWriteTimeout
 	}
 	if d.MaxOutboundBytes <= 0 {
 		d.MaxOutboundBytes = DefaultMaxOutboundBytes

@@ -62,6 +62,15 @@ type conn struct {
 	inCallback    bool
 	action        gnet.Action
 
+	// readOff: EPOLLIN is out of the fd's registration (readpause.go);
+	// noReadPause: the pause failed for this connection, the cap applies.
+	readOff, noReadPause bool
+	// obMark is gnet's outbound size when the loop last looked, sqMark
+	// the kernel's send queue at the last sweep, and wprogress when
+	// either last moved (writetimeout.go).
+	obMark, sqMark int
+	wprogress      int64
+
 	tlsConn // HTTPS state; zero for plaintext connections
 
 	drainIdleSince int64 // unix ns of the first drain sweep that found it idle (drain.go)
@@ -80,6 +89,8 @@ func (c *conn) config() *Config { return &c.srv.cfg }
 // onTraffic handles readable input. Called from OnTraffic.
 func (c *conn) onTraffic() gnet.Action {
 	c.inCallback, c.action = true, gnet.None
+	c.readResumedByGnet()
+	c.noteDrain()
 	if c.collectDirect() {
 		c.flushReady()
 	}
@@ -102,9 +113,15 @@ func (c *conn) process() {
 	for !c.closed && !c.stopReading {
 		if c.inflight >= cfg.MaxPipelined || c.gc.OutboundBuffered() > cfg.MaxOutboundBytes {
 			c.paused = true
-			if c.inboundBytes() > cfg.MaxInboundBytes {
+			if in := c.inboundBytes(); in > cfg.MaxInboundBytes {
+				// Abuse (the read pause keeps honest clients far below):
+				// answer what is in flight, then close.
 				c.srv.logDebug("closing connection over its inbound buffer cap", c)
-				c.abort()
+				c.srv.pipe.inboundCapped.Add(1)
+				c.stopReading, c.closeWhenDone = true, true
+				c.discardInput()
+			} else {
+				c.srv.pipe.notePeak(in)
 			}
 			break
 		}
@@ -240,6 +257,7 @@ func (c *conn) onBatchDone() {
 		return
 	}
 	c.inCallback, c.action = false, gnet.None
+	c.noteDrain()
 	c.flushReady()
 	if c.paused && !c.closed && !c.stopReading {
 		c.resume()
@@ -287,12 +305,22 @@ func (c *conn) releaseFinished() {
 	}
 }
 
-// finishCallback writes what the callback produced and moves the connection
-// to its next phase.
+// finishCallback writes what the callback produced, moves the connection
+// to its next phase, and pauses or resumes reading to match.
 func (c *conn) finishCallback() {
 	if c.closed {
 		return
 	}
+	c.noteDrain()
+	ob := c.gc.OutboundBuffered()
+	c.finishOutput()
+	if !c.closed {
+		c.markOutbound()
+		c.syncReadPause(ob)
+	}
+}
+
+func (c *conn) finishOutput() {
 	c.releaseIdleParser()
 	if c.tls != nil {
 		defer c.endTLSCallback()
@@ -413,6 +441,7 @@ func (c *conn) onClose() {
 // callback (the sweep).
 func (c *conn) collectSettled() {
 	if c.collectDirect() {
+		c.noteDrain()
 		c.inCallback, c.action = false, gnet.None
 		c.flushReady()
 		c.finishCallback()
@@ -426,6 +455,12 @@ func (c *conn) onTimer(now int64) {
 	}
 	c.collectSettled()
 	if c.closed {
+		return
+	}
+	if c.writeStalled(now) {
+		c.srv.pipe.writeTimeouts.Add(1)
+		c.srv.logDebug("write timeout: the client has not read its responses", c)
+		c.abort()
 		return
 	}
 	if c.paused && !c.stopReading {

@@ -13,6 +13,10 @@ type loopState struct {
 	conns []*conn
 	srv   *Server
 	close []*conn // scratch for sweep
+	// epfd is the loop's epoll descriptor for the read pause once
+	// epfdKnown, -1 when unavailable (readpause_linux.go).
+	epfd      int
+	epfdKnown bool
 }
 
 func (l *loopState) add(c *conn) {

@@ -47,6 +47,7 @@ type Server struct {
 	stopped    atomic.Bool
 	conns      atomic.Int64
 	stats      struct{ acceptErrors, refused atomic.Uint64 }
+	pipe       pipeStats // read pause and write timeout (pipestats.go)
 	stopTick   chan struct{}
 	tickDone   chan struct{}
 

@@ -1,0 +1,54 @@
+package engine
+
+import "sync/atomic"
+
+// pipeStats counts what the read pause and the write timeout did on one
+// Server.
+type pipeStats struct {
+	peakInbound   atomic.Int64  // most unparsed input a paused connection held
+	readRearms    atomic.Uint64 // reads gnet let in while a connection was paused
+	inboundCapped atomic.Uint64 // connections closed over MaxInboundBytes
+	writeTimeouts atomic.Uint64 // connections closed by WriteTimeout
+}
+
+func (p *pipeStats) notePeak(n int) {
+	for {
+		old := p.peakInbound.Load()
+		if int64(n) <= old || p.peakInbound.CompareAndSwap(old, int64(n)) {
+			return
+		}
+	}
+}
+
+// PipeStats reports what the engine's defences against clients that run
+// ahead or stop reading have done on a Server.
+type PipeStats struct {
+	// PeakInbound is the most unparsed input any connection held while its
+	// parsing was paused (bounded by Config.MaxInboundBytes).
+	PeakInbound int64
+	// ReadRearms counts reads gnet let in while a connection's reading
+	// was paused (it re-arms reading when a connection's output drains);
+	// each is at most one 64 KiB read.
+	ReadRearms uint64
+	// InboundCapped counts connections closed for holding more than
+	// MaxInboundBytes of unparsed input.
+	InboundCapped uint64
+	// WriteTimeouts counts connections closed because their queued output
+	// did not move for WriteTimeout.
+	WriteTimeouts uint64
+}
+
+// PipeStats returns the server's read-pause and write-timeout counters.
+func (s *Server) PipeStats() PipeStats {
+	return PipeStats{
+		PeakInbound:   s.pipe.peakInbound.Load(),
+		ReadRearms:    s.pipe.readRearms.Load(),
+		InboundCapped: s.pipe.inboundCapped.Load(),
+		WriteTimeouts: s.pipe.writeTimeouts.Load(),
+	}
+}
+
+// ReadPauseSupported reports whether this build can stop reading from a
+// connection that runs ahead (Linux, with gnet's layout as expected), and
+// if not, why.
+func ReadPauseSupported() (bool, string) { return readPauseSupported() }

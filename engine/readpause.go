@@ -1,0 +1,49 @@
+package engine
+
+// The read pause: while a connection's parsing is paused (MaxPipelined
+// requests in flight, or MaxOutboundBytes of responses waiting), the engine
+// stops reading its socket, so the kernel's receive buffer fills and TCP
+// flow control slows the client down. gnet has no such pause, so on Linux
+// the engine takes EPOLLIN out of the connection's registration in its
+// loop's epoll set (readpause_linux.go); elsewhere the pause is a no-op and
+// MaxInboundBytes, larger there, is what bounds a client that runs ahead.
+//
+// gnet re-registers EPOLLIN by itself when a write leaves output behind
+// (in our own gc.Write, noticed at the end of the callback) and when that
+// output drains (not noticed until the read it lets in reaches OnTraffic).
+// Each such re-arm lets in at most one read of gnet's buffer (64 KiB)
+// before the next callback pauses again; MaxInboundBytes stays as the hard
+// cap over those.
+
+// syncReadPause makes the socket's read interest match the connection's
+// state at the end of a loop callback: off while parsing is paused, on
+// otherwise (including while input is discarded before a close).
+func (c *conn) syncReadPause(obBefore int) {
+	if c.closed || c.noReadPause {
+		return
+	}
+	want := c.paused && !c.stopReading
+	switch {
+	case want != c.readOff:
+	case want && obBefore == 0 && c.gc.OutboundBuffered() > 0:
+		// A partial write made gnet register EPOLLIN|EPOLLOUT again.
+	default:
+		return
+	}
+	if !c.setReadInterest(!want) {
+		c.noReadPause = true // fall back to the cap for this connection
+		c.readOff = false
+		return
+	}
+	c.readOff = want
+}
+
+// readResumedByGnet notes, at the start of OnTraffic, that gnet has
+// re-armed reading behind our back (its output drained): the registration
+// is "read" again until the callback's end pauses it anew.
+func (c *conn) readResumedByGnet() {
+	if c.readOff {
+		c.readOff = false
+		c.srv.pipe.readRearms.Add(1)
+	}
+}

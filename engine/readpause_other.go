@@ -1,0 +1,13 @@
+//go:build !linux || poll_opt
+
+package engine
+
+// Without epoll (or with gnet's poll_opt build) there is no read pause:
+// input keeps being read while parsing is paused, and MaxInboundBytes
+// (larger by default here) bounds it.
+
+func readPauseSupported() (bool, string) {
+	return false, "no read pause on this platform (gnet has none; the engine's uses epoll)"
+}
+
+func (c *conn) setReadInterest(bool) bool { return false }

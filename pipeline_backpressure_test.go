@@ -1,0 +1,173 @@
+package gwist_test
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/engine"
+)
+
+// seqApp answers GET /n/:i with i, so a client can check that pipelined
+// responses come back complete and in order.
+func seqApp(inline bool, opts ...gwist.Option) *gwist.App {
+	app := gwist.New(append([]gwist.Option{gwist.WithInline(inline)}, opts...)...)
+	app.GET("/n/:i", func(c *gwist.Ctx) error { return c.String(200, c.Param("i")) })
+	return app
+}
+
+func seqRequests(n int) []byte {
+	var buf bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&buf, "GET /n/%d HTTP/1.1\r\nHost: x\r\n\r\n", i)
+	}
+	return buf.Bytes()
+}
+
+// pipelineAll sends n pipelined requests from a goroutine, in writes of
+// chunk bytes (0: one write), while it reads the responses, and checks
+// every one is a 200 carrying its sequence number, in order.
+func pipelineAll(t *testing.T, addr string, n, chunk int) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(60 * time.Second))
+	reqs := seqRequests(n)
+	werr := make(chan error, 1)
+	go func() {
+		p := reqs
+		if chunk <= 0 {
+			chunk = len(p)
+		}
+		for len(p) > 0 {
+			k := min(chunk, len(p))
+			if _, err := c.Write(p[:k]); err != nil {
+				werr <- err
+				return
+			}
+			p = p[k:]
+		}
+		werr <- nil
+	}()
+	br := bufio.NewReaderSize(c, 64<<10)
+	for i := range n {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("response %d of %d (%d bytes of requests): %v", i, n, len(reqs), err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 || string(body) != strconv.Itoa(i) {
+			t.Fatalf("response %d: %d %q %v", i, resp.StatusCode, body, err)
+		}
+	}
+	if err := <-werr; err != nil {
+		t.Fatalf("writing the requests: %v", err)
+	}
+}
+
+// 50,000 pipelined requests in one write (1.6 MB), read concurrently: a
+// client that runs ahead is slowed by TCP flow control (the server stops
+// reading it), not reset. Before the read pause, worker mode reset the
+// connection once 64 requests were in flight and 96 KiB were buffered.
+func TestPipelining50000InOneWrite(t *testing.T) {
+	forBothModes(t, func(t *testing.T, inline bool) {
+		app := seqApp(inline)
+		addr := startApp(t, app)
+		pipelineAll(t, addr, 50000, 0)
+		t.Logf("%+v", gwist.PipeStatsForTest(app))
+	})
+}
+
+// 20,000 pipelined requests in 432-byte writes, read concurrently.
+func TestPipelining20000InSmallWrites(t *testing.T) {
+	forBothModes(t, func(t *testing.T, inline bool) {
+		app := seqApp(inline)
+		addr := startApp(t, app)
+		pipelineAll(t, addr, 20000, 432)
+		t.Logf("%+v", gwist.PipeStatsForTest(app))
+	})
+}
+
+// dialSmallWindow dials with a 64 KiB receive buffer (set before connect,
+// so the advertised window is small): what a client that stops reading
+// leaves on the server is then the server's own buffers, not megabytes
+// of client-side autotuning.
+func dialSmallWindow(t *testing.T, addr string) *net.TCPConn {
+	t.Helper()
+	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) {
+			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
+		})
+		return errors.Join(err, serr)
+	}}
+	c, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c.(*net.TCPConn)
+}
+
+// waitConns polls until the App has no open connection, or fails after d.
+func waitNoConns(t *testing.T, app *gwist.App, d time.Duration) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for app.Stats().Conns != 0 {
+		if time.Since(start) > d {
+			t.Fatalf("%d connections still open after %v", app.Stats().Conns, d)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// A client that writes a 50 MB pipelined flood and never reads is cut off
+// by the write timeout once its responses stop moving; meanwhile the
+// server stopped reading it, so the unparsed input it held stayed under
+// the cap (on Linux: about one 64 KiB read, plus any reads gnet let in).
+func TestPipelineFloodNeverRead(t *testing.T) {
+	forBothModes(t, func(t *testing.T, inline bool) {
+		const writeTimeout = 300 * time.Millisecond
+		app := seqApp(inline, gwist.WithWriteTimeout(writeTimeout), gwist.WithLogger(discardLogger()))
+		addr := startApp(t, app)
+		c := dialSmallWindow(t, addr)
+		one := []byte("GET /n/1 HTTP/1.1\r\nHost: x\r\n\r\n")
+		flood := bytes.Repeat(one, 50<<20/len(one))
+		werr := make(chan error, 1)
+		go func() {
+			_, err := c.Write(flood)
+			werr <- err
+		}()
+		// The flood's time to fill the buffers is the machine's; the
+		// timeout itself adds WriteTimeout plus up to two 250 ms sweeps.
+		waitNoConns(t, app, 20*time.Second)
+		if err := <-werr; err == nil {
+			t.Fatal("the whole 50 MB flood was accepted")
+		}
+		st := gwist.PipeStatsForTest(app)
+		t.Logf("%+v", st)
+		if st.WriteTimeouts != 1 {
+			t.Fatalf("want 1 write timeout, got %+v", st)
+		}
+		if st.PeakInbound > 1<<20 {
+			t.Fatalf("held %d bytes of unparsed input, over the 1 MiB cap", st.PeakInbound)
+		}
+		if ok, _ := engine.ReadPauseSupported(); ok && st.PeakInbound > 256<<10 {
+			t.Fatalf("held %d bytes of unparsed input: the read pause is not in effect", st.PeakInbound)
+		}
+	})
+}
