@@ -89,8 +89,8 @@ func TestReadPauseInEffect(t *testing.T) {
 	// is paused, then read its registration.
 	type seen struct {
 		has, paused, readOff bool
-		ev              uint32
-		found           bool
+		ev                   uint32
+		found                bool
 	}
 	look := func() seen {
 		s.loopsMu.Lock()
