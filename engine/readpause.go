@@ -1,3 +1,5 @@
+//go:build unix
+
 package engine
 
 // The read pause: while a connection's parsing is paused (MaxPipelined

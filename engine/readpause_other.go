@@ -1,4 +1,4 @@
-//go:build !linux || poll_opt
+//go:build unix && (!linux || poll_opt)
 
 package engine
 

@@ -1,3 +1,5 @@
+//go:build unix
+
 package engine
 
 // The write timeout: a connection whose queued response bytes (gnet's
