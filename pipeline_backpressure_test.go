@@ -3,6 +3,7 @@ package gwist_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,11 @@ func pipelineAll(t *testing.T, addr string, n, chunk int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pipelineOn(t, c, n, chunk)
+}
+
+func pipelineOn(t *testing.T, c net.Conn, n, chunk int) {
+	t.Helper()
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(60 * time.Second))
 	reqs := seqRequests(n)
@@ -97,6 +103,21 @@ func TestPipelining20000InSmallWrites(t *testing.T) {
 		app := seqApp(inline)
 		addr := startApp(t, app)
 		pipelineAll(t, addr, 20000, 432)
+		t.Logf("%+v", gwist.PipeStatsForTest(app))
+	})
+}
+
+// The same over TLS: the pause stops reading ciphertext, whatever part of
+// it was already decrypted waits in the connection's plaintext buffer.
+func TestPipeliningOverTLS(t *testing.T) {
+	forBothModes(t, func(t *testing.T, inline bool) {
+		app := seqApp(inline)
+		addr := startTLS(t, app, serverTLSConfig(t))
+		c, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pipelineOn(t, c, 50000, 0)
 		t.Logf("%+v", gwist.PipeStatsForTest(app))
 	})
 }
