@@ -122,6 +122,48 @@ func TestPipeliningOverTLS(t *testing.T) {
 	})
 }
 
+// A pipelining client that reads large responses in spurts makes gnet's
+// output fill and drain, and gnet re-arms reading each time it drains:
+// each re-arm lets in at most one 64 KiB read before the engine pauses
+// again, so the unparsed input held stays within one read per re-arm (plus
+// a partial request), far under the cap, and every response arrives.
+func TestPipeliningSpurtyReaderBigResponses(t *testing.T) {
+	forBothModes(t, func(t *testing.T, inline bool) {
+		app := gwist.New(gwist.WithInline(inline))
+		big := bytes.Repeat([]byte("b"), 16<<10)
+		app.GET("/n/:i", func(c *gwist.Ctx) error { return c.Bytes(200, "text/plain", big) })
+		addr := startApp(t, app)
+		c := dialSmallWindow(t, addr)
+		_ = c.SetDeadline(time.Now().Add(60 * time.Second))
+		const n = 10000
+		werr := make(chan error, 1)
+		go func() { _, err := c.Write(seqRequests(n)); werr <- err }()
+		br := bufio.NewReaderSize(c, 4<<10)
+		for i := range n {
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("response %d: %v", i, err)
+			}
+			m, err := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != 200 || m != int64(len(big)) {
+				t.Fatalf("response %d: %d, %d bytes, %v", i, resp.StatusCode, m, err)
+			}
+			if i%500 == 0 {
+				time.Sleep(20 * time.Millisecond) // let the server's output pile up
+			}
+		}
+		if err := <-werr; err != nil {
+			t.Fatal(err)
+		}
+		st := gwist.PipeStatsForTest(app)
+		t.Logf("%+v", st)
+		if ok, _ := engine.ReadPauseSupported(); ok && st.PeakInbound > int64(st.ReadRearms+1)*64<<10+16<<10 {
+			t.Fatalf("held %d bytes of input with %d re-arms: more than one 64 KiB read each", st.PeakInbound, st.ReadRearms)
+		}
+	})
+}
+
 // dialSmallWindow dials with a 64 KiB receive buffer (set before connect,
 // so the advertised window is small): what a client that stops reading
 // leaves on the server is then the server's own buffers, not megabytes
