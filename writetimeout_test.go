@@ -3,6 +3,7 @@ package gwist_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -102,5 +103,24 @@ func TestWriteTimeoutSparesSlowReader(t *testing.T) {
 			t.Fatalf("slow reader timed out: %+v", st)
 		}
 		t.Logf("read %d bytes in %v", got, time.Since(start))
+	})
+}
+
+// The same over TLS: the queued output is ciphertext.
+func TestWriteTimeoutClosesNonReaderTLS(t *testing.T) {
+	forBothModes(t, func(t *testing.T, inline bool) {
+		const writeTimeout = 300 * time.Millisecond
+		app := echoApp(inline, gwist.WithWriteTimeout(writeTimeout))
+		addr := startTLS(t, app, serverTLSConfig(t))
+		c := tls.Client(dialSmallWindow(t, addr), &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test"})
+		if err := c.Handshake(); err != nil {
+			t.Fatal(err)
+		}
+		sendEcho(t, c)
+		took := waitNoConns(t, app, writeTimeout+2*250*time.Millisecond+2*time.Second)
+		t.Logf("closed %v after the request was sent; %+v", took, gwist.PipeStatsForTest(app))
+		if st := gwist.PipeStatsForTest(app); st.WriteTimeouts != 1 {
+			t.Fatalf("want 1 write timeout, got %+v", st)
+		}
 	})
 }
