@@ -18,15 +18,27 @@ import (
 
 // echoApp answers POST /echo with the request body.
 func echoApp(inline bool, opts ...gwist.Option) *gwist.App {
-	app := gwist.New(append([]gwist.Option{gwist.WithInline(inline), gwist.WithLogger(discardLogger())}, opts...)...)
+	base := []gwist.Option{gwist.WithInline(inline), gwist.WithLogger(discardLogger()),
+		gwist.WithMaxBodyBytes(int64(echoSize))}
+	app := gwist.New(append(base, opts...)...)
 	app.POST("/echo", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", c.Body()) })
 	return app
 }
 
-// The response is larger than what the kernel buffers on loopback (the
-// server's send buffer grows to tcp_wmem's 4 MiB; the client's receive
-// buffer is held at 64 KiB), so megabytes of it wait in the server.
-const echoSize = 7 << 20
+// echoSize is larger than what the kernel buffers on loopback (the
+// server's send buffer grows to tcp_wmem's maximum, 4 MiB by default; the
+// client's receive buffer is held at 64 KiB), so megabytes of the
+// response wait in the server.
+var echoSize = func() int {
+	size := 7 << 20
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/tcp_wmem"); err == nil {
+		var lo, def, hi int
+		if n, _ := fmt.Sscan(string(b), &lo, &def, &hi); n == 3 {
+			size = max(size, hi+3<<20)
+		}
+	}
+	return size
+}()
 
 func sendEcho(t *testing.T, c net.Conn) {
 	t.Helper()
@@ -51,7 +63,7 @@ func TestWriteTimeoutClosesNonReader(t *testing.T) {
 		// Closed at most WriteTimeout after the output stalls, plus the
 		// 250 ms sweep that notices the stall and the one that finds it
 		// expired; the rest of the bound is slack for a loaded machine.
-		took := waitNoConns(t, app, writeTimeout+2*250*time.Millisecond+2*time.Second)
+		took := waitNoConns(t, app, writeTimeout+2*250*time.Millisecond+5*time.Second)
 		t.Logf("closed %v after the request was sent; %+v", took, gwist.PipeStatsForTest(app))
 		// The client sees the end: what the kernel had, then EOF or a reset.
 		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
@@ -59,7 +71,7 @@ func TestWriteTimeoutClosesNonReader(t *testing.T) {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			t.Fatalf("connection still open for the client after %d bytes", n)
 		}
-		if n >= echoSize {
+		if n >= int64(echoSize) {
 			t.Fatalf("got the whole response (%d bytes): nothing was held back", n)
 		}
 		if st := gwist.PipeStatsForTest(app); st.WriteTimeouts != 1 {
@@ -96,7 +108,7 @@ func TestWriteTimeoutSparesSlowReader(t *testing.T) {
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		if resp.StatusCode != 200 || got != echoSize {
+		if resp.StatusCode != 200 || got != int64(echoSize) {
 			t.Fatalf("got %d, %d of %d bytes", resp.StatusCode, got, echoSize)
 		}
 		if st := gwist.PipeStatsForTest(app); st.WriteTimeouts != 0 {
@@ -117,7 +129,7 @@ func TestWriteTimeoutClosesNonReaderTLS(t *testing.T) {
 			t.Fatal(err)
 		}
 		sendEcho(t, c)
-		took := waitNoConns(t, app, writeTimeout+2*250*time.Millisecond+2*time.Second)
+		took := waitNoConns(t, app, writeTimeout+2*250*time.Millisecond+5*time.Second)
 		t.Logf("closed %v after the request was sent; %+v", took, gwist.PipeStatsForTest(app))
 		if st := gwist.PipeStatsForTest(app); st.WriteTimeouts != 1 {
 			t.Fatalf("want 1 write timeout, got %+v", st)
