@@ -83,7 +83,8 @@ func loopEpollFD(el gnet.EventLoop) int {
 }
 
 // gnet registers connections level-triggered with these (netpoll's
-// ReadEvents and WriteEvents).
+// ReadEvents and WriteEvents); the engine never turns on gnet's
+// EdgeTriggeredIO, whose EPOLLET registrations these would overwrite.
 const (
 	epollRead  = unix.EPOLLIN | unix.EPOLLPRI
 	epollWrite = unix.EPOLLOUT
