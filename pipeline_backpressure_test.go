@@ -93,7 +93,7 @@ func TestPipelining50000InOneWrite(t *testing.T) {
 		app := seqApp(inline)
 		addr := startApp(t, app)
 		pipelineAll(t, addr, 50000, 0)
-		t.Logf("%+v", gwist.PipeStatsForTest(app))
+		t.Logf("%+v", app.Stats().Backpressure)
 	})
 }
 
@@ -103,7 +103,7 @@ func TestPipelining20000InSmallWrites(t *testing.T) {
 		app := seqApp(inline)
 		addr := startApp(t, app)
 		pipelineAll(t, addr, 20000, 432)
-		t.Logf("%+v", gwist.PipeStatsForTest(app))
+		t.Logf("%+v", app.Stats().Backpressure)
 	})
 }
 
@@ -118,7 +118,7 @@ func TestPipeliningOverTLS(t *testing.T) {
 			t.Fatal(err)
 		}
 		pipelineOn(t, c, 50000, 0)
-		t.Logf("%+v", gwist.PipeStatsForTest(app))
+		t.Logf("%+v", app.Stats().Backpressure)
 	})
 }
 
@@ -156,7 +156,7 @@ func TestPipeliningSpurtyReaderBigResponses(t *testing.T) {
 		if err := <-werr; err != nil {
 			t.Fatal(err)
 		}
-		st := gwist.PipeStatsForTest(app)
+		st := app.Stats().Backpressure
 		t.Logf("%+v", st)
 		if ok, _ := engine.ReadPauseSupported(); ok && st.PeakInbound > int64(st.ReadRearms+1)*64<<10+16<<10 {
 			t.Fatalf("held %d bytes of input with %d re-arms: more than one 64 KiB read each", st.PeakInbound, st.ReadRearms)
@@ -221,7 +221,7 @@ func TestPipelineFloodNeverRead(t *testing.T) {
 		if err := <-werr; err == nil {
 			t.Fatal("the whole 50 MB flood was accepted")
 		}
-		st := gwist.PipeStatsForTest(app)
+		st := app.Stats().Backpressure
 		t.Logf("%+v", st)
 		if st.WriteTimeouts != 1 {
 			t.Fatalf("want 1 write timeout, got %+v", st)

@@ -121,6 +121,12 @@ type Stats struct {
 	RefusedConns uint64
 	// AcceptErrors counts failed accepts (EMFILE, ENFILE, ENOBUFS, …).
 	AcceptErrors uint64
+	// Backpressure sums what the read pause and the write timeout did:
+	// the most unparsed input a paused connection held (PeakInbound, the
+	// largest over the listeners), reads gnet let in while reading was
+	// paused, connections closed over WithMaxInboundBytes, and connections
+	// closed by WithWriteTimeout.
+	Backpressure engine.PipeStats
 	// ClientGoneErrors counts errors that handlers returned to
 	// DefaultErrorHandler after their request's context was cancelled
 	// (client gone or forced shutdown); their log lines are rate-limited.
@@ -145,11 +151,19 @@ func (a *App) Stats() Stats {
 		st.Conns += s.ActiveConns()
 		st.RefusedConns += s.RefusedConns()
 		st.AcceptErrors += s.AcceptErrors()
+		addPipeStats(&st.Backpressure, s.PipeStats())
 		if ts := s.TLS(); ts != nil {
 			addTLSStats(&st.TLS, ts.Stats())
 		}
 	}
 	return st
+}
+
+func addPipeStats(dst *engine.PipeStats, p engine.PipeStats) {
+	dst.PeakInbound = max(dst.PeakInbound, p.PeakInbound)
+	dst.ReadRearms += p.ReadRearms
+	dst.InboundCapped += p.InboundCapped
+	dst.WriteTimeouts += p.WriteTimeouts
 }
 
 func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {

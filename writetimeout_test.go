@@ -64,7 +64,7 @@ func TestWriteTimeoutClosesNonReader(t *testing.T) {
 		// 250 ms sweep that notices the stall and the one that finds it
 		// expired; the rest of the bound is slack for a loaded machine.
 		took := waitNoConns(t, app, writeTimeout+2*250*time.Millisecond+5*time.Second)
-		t.Logf("closed %v after the request was sent; %+v", took, gwist.PipeStatsForTest(app))
+		t.Logf("closed %v after the request was sent; %+v", took, app.Stats().Backpressure)
 		// The client sees the end: what the kernel had, then EOF or a reset.
 		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
 		n, err := io.Copy(io.Discard, c)
@@ -74,7 +74,7 @@ func TestWriteTimeoutClosesNonReader(t *testing.T) {
 		if n >= int64(echoSize) {
 			t.Fatalf("got the whole response (%d bytes): nothing was held back", n)
 		}
-		if st := gwist.PipeStatsForTest(app); st.WriteTimeouts != 1 {
+		if st := app.Stats().Backpressure; st.WriteTimeouts != 1 {
 			t.Fatalf("want 1 write timeout, got %+v", st)
 		}
 	})
@@ -111,7 +111,7 @@ func TestWriteTimeoutSparesSlowReader(t *testing.T) {
 		if resp.StatusCode != 200 || got != int64(echoSize) {
 			t.Fatalf("got %d, %d of %d bytes", resp.StatusCode, got, echoSize)
 		}
-		if st := gwist.PipeStatsForTest(app); st.WriteTimeouts != 0 {
+		if st := app.Stats().Backpressure; st.WriteTimeouts != 0 {
 			t.Fatalf("slow reader timed out: %+v", st)
 		}
 		t.Logf("read %d bytes in %v", got, time.Since(start))
@@ -130,8 +130,8 @@ func TestWriteTimeoutClosesNonReaderTLS(t *testing.T) {
 		}
 		sendEcho(t, c)
 		took := waitNoConns(t, app, writeTimeout+2*250*time.Millisecond+5*time.Second)
-		t.Logf("closed %v after the request was sent; %+v", took, gwist.PipeStatsForTest(app))
-		if st := gwist.PipeStatsForTest(app); st.WriteTimeouts != 1 {
+		t.Logf("closed %v after the request was sent; %+v", took, app.Stats().Backpressure)
+		if st := app.Stats().Backpressure; st.WriteTimeouts != 1 {
 			t.Fatalf("want 1 write timeout, got %+v", st)
 		}
 	})
