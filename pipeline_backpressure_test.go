@@ -84,27 +84,28 @@ func pipelineOn(t *testing.T, c net.Conn, n, chunk int) {
 	}
 }
 
-// 50,000 pipelined requests in one write (1.6 MB), read concurrently: a
-// client that runs ahead is slowed by TCP flow control (the server stops
-// reading it), not reset. Before the read pause, worker mode reset the
-// connection once 64 requests were in flight and 96 KiB were buffered.
-func TestPipelining50000InOneWrite(t *testing.T) {
-	forBothModes(t, func(t *testing.T, inline bool) {
-		app := seqApp(inline)
-		addr := startApp(t, app)
-		pipelineAll(t, addr, 50000, 0)
-		t.Logf("%+v", app.Stats().Backpressure)
-	})
-}
-
-// 20,000 pipelined requests in 432-byte writes, read concurrently.
-func TestPipelining20000InSmallWrites(t *testing.T) {
-	forBothModes(t, func(t *testing.T, inline bool) {
-		app := seqApp(inline)
-		addr := startApp(t, app)
-		pipelineAll(t, addr, 20000, 432)
-		t.Logf("%+v", app.Stats().Backpressure)
-	})
+// 50,000 pipelined requests in one write (1.6 MB), and 20,000 in 432-byte
+// writes, read concurrently: a client that runs ahead is slowed by TCP flow
+// control (the server stops reading it), not reset. Before the read pause,
+// worker mode reset the connection once 64 requests were in flight and
+// 96 KiB were buffered.
+func TestPipeliningClientThatRunsAhead(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		requests, per int // per: bytes per write, 0 for one write
+	}{
+		{"50000-in-one-write", 50000, 0},
+		{"20000-in-432-byte-writes", 20000, 432},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			forBothModes(t, func(t *testing.T, inline bool) {
+				app := seqApp(inline)
+				addr := startApp(t, app)
+				pipelineAll(t, addr, tc.requests, tc.per)
+				t.Logf("%+v", app.Stats().Backpressure)
+			})
+		})
+	}
 }
 
 // The same over TLS: the pause stops reading ciphertext, whatever part of
