@@ -82,7 +82,8 @@ type Conn struct {
 	err    *Error // set with phFailed
 	stamps stamps // when things happened; Timings() expands them
 
-	elem *list.Element // place in Server.queue; guarded by Server.mu
+	elem  *list.Element // place in Server.queue; guarded by Server.mu
+	pelem *list.Element // place in Server.parked; guarded by Server.mu
 }
 
 // NewConn returns the TLS state for a newly accepted connection. Its
