@@ -174,12 +174,29 @@ func (c *Conn) scanHelloLocked() error {
 	c.blocking = true
 	c.phase = phQueued
 	c.setState(Handshaking)
-	if !c.s.admit(c) {
+	queued, ok := c.s.admit(c)
+	if !ok {
 		c.failLocked(ReasonLimiterRefused, errRefused)
 		c.setState(Failed)
 		return c.err
 	}
+	if queued {
+		c.shrinkInLocked()
+	}
 	return nil
+}
+
+// shrinkInLocked moves the buffered bytes (a ClientHello, a few hundred
+// bytes to 2 KB) out of their 16 KB pool buffer: a full queue then holds
+// 2 KB per connection rather than 16.
+func (c *Conn) shrinkInLocked() {
+	if cap(c.in) != poolBufSize {
+		return
+	}
+	b := make([]byte, c.bufferedLocked())
+	copy(b, c.in[c.inOff:])
+	putBuf(c.in)
+	c.in, c.inOff = b, 0
 }
 
 // Room returns how many more bytes Feed accepts now. Once established,

@@ -56,8 +56,9 @@ func NewServer(cfg Config) (*Server, error) {
 }
 
 // admit gives c a handshake goroutine or a place in the queue. c must be
-// in phQueued. It reports false when both are full.
-func (s *Server) admit(c *Conn) bool {
+// in phQueued. It reports whether c was queued, and ok false when both
+// are full.
+func (s *Server) admit(c *Conn) (queued, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.computing < s.maxHS && s.reclaim == 0 {
@@ -65,13 +66,13 @@ func (s *Server) admit(c *Conn) bool {
 		s.alive++
 		c.slot = true
 		go s.worker(c)
-		return true
+		return false, true
 	}
 	if s.queue.Len() < s.maxQueue {
 		c.elem = s.queue.PushBack(c)
-		return true
+		return true, true
 	}
-	return false
+	return false, false
 }
 
 // worker runs handshakes: c's, then those of queued connections, until
