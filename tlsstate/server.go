@@ -126,11 +126,11 @@ func (s *Server) park(c *Conn) {
 			s.releaseLocked()
 		}
 	}
-	c.pelem = s.parked.PushBack(c)
+	c.elem, c.parked = s.parked.PushBack(c), true
 	var victim *Conn
 	if s.parked.Len() > s.maxParked {
 		victim = s.parked.Remove(s.parked.Front()).(*Conn)
-		victim.pelem = nil
+		victim.elem, victim.parked = nil, false
 	}
 	s.mu.Unlock()
 	if victim != nil {
@@ -150,9 +150,9 @@ func (s *Server) popIfRoomLocked() *Conn {
 // done is closed (the handshake was evicted, timed out or abandoned).
 func (s *Server) unpark(c *Conn, done <-chan struct{}) bool {
 	s.mu.Lock()
-	if c.pelem != nil {
-		s.parked.Remove(c.pelem)
-		c.pelem = nil
+	if c.parked {
+		s.parked.Remove(c.elem)
+		c.elem, c.parked = nil, false
 	}
 	s.reclaim++
 	for {
@@ -205,7 +205,7 @@ func (s *Server) popLocked() *Conn {
 // dequeue removes c from the queue if it is still there.
 func (s *Server) dequeue(c *Conn) {
 	s.mu.Lock()
-	if c.elem != nil {
+	if c.elem != nil && !c.parked {
 		s.queue.Remove(c.elem)
 		c.elem = nil
 	}
