@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"time"
 
@@ -99,9 +100,16 @@ func (c *conn) quickAck() {
 func (c *conn) onTLSTraffic() {
 	c.wroteInCB = false
 	for !c.closed {
+		before := c.tls.State()
 		fed, ok := c.feedTLS()
 		if !ok {
 			return
+		}
+		if fed > 0 && before == tlsstate.Handshaking && c.tls.State() == tlsstate.Handshaking {
+			// The client's next flight woke the handshake goroutine, which
+			// has little left to do: let it run now, on this thread, rather
+			// than wake another thread for it and be woken back.
+			runtime.Gosched()
 		}
 		c.advanceTLS()
 		if fed == 0 || c.paused || c.stopReading {
