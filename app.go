@@ -37,9 +37,12 @@ type App struct {
 	notFoundChain    HandlerFunc
 	methodChain      HandlerFunc
 
+	goneErrs goneErrors // handler errors after the client left: see DefaultErrorHandler
+
 	mu      sync.Mutex
 	frozen  bool
 	workers *engine.Workers
+	conns   *engine.ConnLimit
 	servers []*engine.Server
 }
 
@@ -144,6 +147,7 @@ func (a *App) start(addr string, ts *tlsstate.Server) (net.Addr, error) {
 	a.freeze()
 	cfg := a.cfg.engine
 	cfg.TLS = ts
+	cfg.Conns = a.connLimit()
 	if !cfg.Inline {
 		w, err := a.sharedWorkers()
 		if err != nil {
@@ -157,12 +161,40 @@ func (a *App) start(addr string, ts *tlsstate.Server) (net.Addr, error) {
 	}
 	bound, err := srv.Start(addr)
 	if err != nil {
+		a.releaseUnusedWorkers()
 		return nil, err
 	}
 	a.mu.Lock()
 	a.servers = append(a.servers, srv)
 	a.mu.Unlock()
 	return bound, nil
+}
+
+// connLimit is the connection cap shared by the App's listeners.
+func (a *App) connLimit() *engine.ConnLimit {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.conns == nil {
+		a.conns = engine.NewConnLimit(a.cfg.maxConns)
+	}
+	return a.conns
+}
+
+// releaseUnusedWorkers stops the worker pool when no server uses it (the
+// first Start failed), so a failed Start leaves no goroutines behind.
+func (a *App) releaseUnusedWorkers() {
+	a.mu.Lock()
+	w := a.workers
+	if len(a.servers) > 0 {
+		w = nil
+	}
+	if w != nil {
+		a.workers = nil
+	}
+	a.mu.Unlock()
+	if w != nil {
+		_ = w.Release(time.Second)
+	}
 }
 
 func (a *App) sharedWorkers() (*engine.Workers, error) {

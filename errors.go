@@ -4,6 +4,9 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
+
+	"github.com/gwist/gwist/internal/lograte"
 )
 
 // ErrServerClosed is returned by Listen after Shutdown.
@@ -40,13 +43,23 @@ func (e *HTTPError) Unwrap() error { return e.Err }
 type ErrorHandler func(c *Ctx, err error)
 
 // DefaultErrorHandler answers an *HTTPError with its code and message and
-// any other error with 500, logging it. When the handler had already set a
-// response it is left as is and the error is only logged.
+// any other error with 500, logging it at ERROR. When the handler had
+// already set a response it is left as is and the error is only logged.
+//
+// An error returned after the request's context was cancelled (the client
+// went away, or Shutdown forced the close) is not the server's fault and a
+// client could flood the log with them: it is counted in
+// Stats().ClientGoneErrors and logged at INFO at most once per second, with
+// the number of such errors left unlogged since the previous line.
 func DefaultErrorHandler(c *Ctx, err error) {
 	var he *HTTPError
 	if !errors.As(err, &he) {
-		c.app.logger().Error("gwist: handler error", slog.String("method", c.Method()),
-			slog.String("path", c.Path()), slog.Any("error", err))
+		if c.Context().Err() != nil {
+			c.app.goneErrs.log(c, err)
+		} else {
+			c.app.logger().Error("gwist: handler error", slog.String("method", c.Method()),
+				slog.String("path", c.Path()), slog.Any("error", err))
+		}
 		he = &HTTPError{Code: http.StatusInternalServerError}
 	}
 	if c.responded {
@@ -57,4 +70,21 @@ func DefaultErrorHandler(c *Ctx, err error) {
 		msg = http.StatusText(he.Code)
 	}
 	_ = c.String(he.Code, msg+"\n")
+}
+
+// goneErrors counts handler errors returned after the request's context was
+// cancelled and rate-limits their log lines (one a second).
+type goneErrors struct {
+	count atomic.Uint64
+	lines lograte.Limiter
+}
+
+// log counts err and logs it unless a line was logged less than a second ago.
+func (g *goneErrors) log(c *Ctx, err error) {
+	g.count.Add(1)
+	if ok, n := g.lines.Allow(); ok {
+		c.app.logger().Info("gwist: handler error after the client went away",
+			slog.String("method", c.Method()), slog.String("path", c.Path()),
+			slog.Any("error", err), slog.Uint64("unlogged_since_last", n))
+	}
 }

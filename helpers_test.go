@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -17,9 +18,17 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if run := testChildren[os.Getenv("GWIST_TEST_CHILD")]; run != nil {
+		os.Exit(run())
+	}
 	// IgnoreCurrent: gnet starts its own package-level goroutine pool at init.
 	goleak.VerifyTestMain(m, goleak.IgnoreCurrent())
 }
+
+// testChildren are the modes in which a test re-runs this binary as a child
+// process (GWIST_TEST_CHILD=name), for scenarios that change process-wide
+// state such as resource limits.
+var testChildren = map[string]func() int{}
 
 // startApp starts app on a free loopback port and shuts it down (checking
 // the shutdown succeeded) when the test ends. It returns "127.0.0.1:PORT".
@@ -123,3 +132,16 @@ func (r *rawConn) expectClosed() {
 
 // discardLogger keeps expected panics and errors out of the test output.
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// waitFor polls cond every 10 ms until it holds, failing the test with what
+// after timeout.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -14,6 +14,7 @@ type Option func(*config)
 type config struct {
 	engine                engine.Config
 	workers               int
+	maxConns              int
 	redirectTrailingSlash bool
 	errorHandler          ErrorHandler
 	tls                   tlsstate.Config
@@ -31,6 +32,15 @@ func WithInline(on bool) Option { return func(c *config) { c.engine.Inline = on 
 // WithWorkers sets how many handlers may run at once on the worker pool
 // (default 1024). When all are busy, new requests get 503 with Retry-After.
 func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
+
+// WithMaxConns caps the connections open at once over all of the App's
+// listeners. A connection accepted beyond it is closed at once with a reset
+// (the client sees "connection reset"), while the open ones are served as
+// usual. The default is derived from the process's descriptor limit
+// (RLIMIT_NOFILE less an eighth, keeping at least 64 descriptors free), so
+// that accept rarely meets EMFILE; when it does anyway (files or outbound
+// connections of the application's own), the listener survives it.
+func WithMaxConns(n int) Option { return func(c *config) { c.maxConns = n } }
 
 // WithLoops sets the number of event loops (default: GOMAXPROCS with
 // WithInline, half of it, at least one, with the worker pool).

@@ -18,6 +18,8 @@ func TestPipeliningAnswersInOrder(t *testing.T) {
 		app.GET("/n/:i", func(c *gwist.Ctx) error {
 			i, _ := strconv.Atoi(c.Param("i"))
 			if !inline && i%7 == 0 {
+				// Slower early handlers finish after later ones: the order
+				// of responses must not follow. Not a synchronisation.
 				time.Sleep(time.Duration(10-i%10) * time.Millisecond)
 			}
 			return c.String(200, c.Param("i"))
@@ -48,6 +50,9 @@ func TestRequestSplitAcrossWrites(t *testing.T) {
 	req := "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nwxyz"
 	for i := 0; i < len(req); i += 7 {
 		r.send(req[i:min(i+7, len(req))])
+		// Not a synchronisation: the pause only makes separate reads on the
+		// server likely. Were pieces coalesced the test would still pass
+		// (the parser's split handling is proven in http1's split tests).
 		time.Sleep(time.Millisecond)
 	}
 	if resp, body := r.readResponse("POST"); resp.StatusCode != 200 || body != "wxyz" {

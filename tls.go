@@ -30,19 +30,65 @@ func WithMaxHandshakes(n int) Option { return func(c *config) { c.tls.MaxHandsha
 // StartTLS serves HTTPS on addr with cfg in the background and returns the
 // bound address. cfg is honoured as given (Certificates, GetCertificate for
 // SNI or hot reload, session tickets, ClientAuth); MinVersion defaults to
-// TLS 1.2 and NextProtos to ["http/1.1"]. A plaintext and a TLS listener
-// can run in one App.
+// TLS 1.2 and NextProtos to ["http/1.1"]. When CipherSuites is nil (in cfg
+// or in a Config that GetConfigForClient returns), TLS 1.2 offers only
+// ECDHE suites with AES-GCM or ChaCha20-Poly1305 (forward secrecy and
+// AEAD; Go's own default adds CBC-SHA1 suites); a list you set is used as
+// is. cfg itself is not modified. A plaintext and a TLS listener can run
+// in one App.
 func (a *App) StartTLS(addr string, cfg *tls.Config) (net.Addr, error) {
 	if cfg == nil {
 		return nil, errors.New("gwist: StartTLS needs a *tls.Config")
 	}
 	tc := a.cfg.tls
-	tc.TLS = cfg
+	tc.TLS = withDefaultCipherSuites(cfg)
 	ts, err := tlsstate.NewServer(tc)
 	if err != nil {
 		return nil, err
 	}
 	return a.start(addr, ts)
+}
+
+// defaultCipherSuites are the TLS 1.2 suites offered when the Config sets
+// none: ECDHE key exchange (forward secrecy) with an AEAD cipher. TLS 1.3
+// suites are not configurable and are all AEAD already. crypto/tls picks
+// among them in its own order (AES-GCM first when both sides have AES
+// hardware) and drops any that FIPS 140 mode forbids.
+var defaultCipherSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
+// withDefaultCipherSuites returns cfg, or a clone of it with
+// defaultCipherSuites when it sets no CipherSuites. A GetConfigForClient
+// callback is wrapped so that the Configs it returns get the same default.
+func withDefaultCipherSuites(cfg *tls.Config) *tls.Config {
+	if cfg.CipherSuites != nil && cfg.GetConfigForClient == nil {
+		return cfg
+	}
+	cfg = cfg.Clone()
+	if cfg.CipherSuites == nil {
+		cfg.CipherSuites = defaultCipherSuites
+	}
+	if get := cfg.GetConfigForClient; get != nil {
+		cfg.GetConfigForClient = func(h *tls.ClientHelloInfo) (*tls.Config, error) {
+			c, err := get(h)
+			if c == nil || err != nil || c.CipherSuites != nil {
+				return c, err
+			}
+			// Clone is documented safe on a Config in use; explicit
+			// session ticket keys carry over (otherwise crypto/tls uses
+			// the outer Config's, as it would without the clone).
+			c = c.Clone()
+			c.CipherSuites = defaultCipherSuites
+			return c, nil
+		}
+	}
+	return cfg
 }
 
 // ServeTLS serves HTTPS on addr with cfg until Shutdown, then returns
@@ -68,6 +114,17 @@ func (a *App) ListenTLS(addr, certFile, keyFile string) error {
 type Stats struct {
 	// Conns is the number of open connections over all listeners.
 	Conns int64
+	// MaxConns is the cap on open connections (WithMaxConns).
+	MaxConns int
+	// RefusedConns counts connections closed at once, unserved: beyond
+	// MaxConns, during Shutdown, or while descriptors ran out.
+	RefusedConns uint64
+	// AcceptErrors counts failed accepts (EMFILE, ENFILE, ENOBUFS, …).
+	AcceptErrors uint64
+	// ClientGoneErrors counts errors that handlers returned to
+	// DefaultErrorHandler after their request's context was cancelled
+	// (client gone or forced shutdown); their log lines are rate-limited.
+	ClientGoneErrors uint64
 	// TLS sums the TLS listeners' handshake counters and timings: full
 	// and resumed handshakes, failures by reason, by version and by ALPN,
 	// handshake time and the time from established to first response.
@@ -80,10 +137,14 @@ func (a *App) Stats() Stats {
 	servers := append([]*engine.Server(nil), a.servers...)
 	a.mu.Unlock()
 	var st Stats
+	st.ClientGoneErrors = a.goneErrs.count.Load()
 	st.TLS = tlsstate.Stats{Failed: map[string]uint64{}, ConnErrors: map[string]uint64{},
 		ByVersion: map[string]uint64{}, ByALPN: map[string]uint64{}}
+	st.MaxConns = a.connLimit().Max()
 	for _, s := range servers {
 		st.Conns += s.ActiveConns()
+		st.RefusedConns += s.RefusedConns()
+		st.AcceptErrors += s.AcceptErrors()
 		if ts := s.TLS(); ts != nil {
 			addTLSStats(&st.TLS, ts.Stats())
 		}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -204,6 +203,55 @@ func TestTLSGarbageAndBadRecordsClose(t *testing.T) {
 	}
 }
 
+// TestTLSPortGarbageAnswers pins what the README says a client sending
+// something other than a ClientHello to the TLS port gets: a first byte
+// that starts an upper-case method gets a plaintext 400; any other first
+// byte but 0x16 (a handshake record) is closed without a byte sent; a 0x16
+// record that is malformed gets a decode_error alert, then the close; a
+// ClientHello crypto/tls refuses gets its alert.
+func TestTLSPortGarbageAnswers(t *testing.T) {
+	app := helloApp()
+	addr := startTLS(t, app, serverTLSConfig(t))
+	alert := string([]byte{0x15, 0x03, 0x01, 0x00, 0x02, 0x02, 50}) // fatal decode_error
+	for _, tc := range []struct{ name, send, want string }{
+		{"binary", "\x00\x01garbage", ""},
+		{"lower-case text", "get / http/1.1\r\n\r\n", ""},
+		{"bad handshake record", "\x16garbage", alert},
+		{"record that is not a ClientHello", "\x16\x03\x01\x00\x05hello", alert},
+		{"plaintext HTTP", "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.0 400 Bad Request\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+			if _, err := io.WriteString(c, tc.send); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, len(tc.want))
+			if _, err := io.ReadFull(c, got); err != nil || string(got) != tc.want {
+				t.Fatalf("got %q (%v), want %q", got, err, tc.want)
+			}
+			if tc.want != alert && tc.want != "" {
+				return // the 400's headers and body follow
+			}
+			var one [1]byte
+			if n, err := c.Read(one[:]); n != 0 || (err != io.EOF && !strings.Contains(err.Error(), "reset")) {
+				t.Fatalf("after %q: read %d bytes %q, err %v; want the close", tc.want, n, one[:n], err)
+			}
+		})
+	}
+	// A well-formed ClientHello that crypto/tls refuses gets crypto/tls's
+	// own alert (here protocol_version, for a client capped at TLS 1.1).
+	_, err := tls.Dial("tcp", addr, &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11})
+	if err == nil || !strings.Contains(err.Error(), "remote error") {
+		t.Fatalf("TLS 1.1 client: %v, want the server's alert", err)
+	}
+	waitConns(t, app, 0)
+}
+
 // drainClosed reads until the server closes (an alert may come first).
 func drainClosed(t *testing.T, c net.Conn) {
 	t.Helper()
@@ -245,8 +293,14 @@ func clientHello(t *testing.T) []byte {
 	return append(hdr, body...)
 }
 
+// Starved, the live client waits until the stalled handshakes time out
+// (30 s here) and so hits its own 10 s timeout (seen with parking turned
+// off); served, its 5 handshakes take milliseconds, but up to 3.4 s were
+// seen with -race on a loaded 2-core machine while the server computes
+// the 333 complete stalled hellos. The 7 s bound lies between the two.
 func TestStalledHandshakesDoNotStarveOthers(t *testing.T) {
-	app := helloApp(gwist.WithTLSHandshakeTimeout(3 * time.Second))
+	const handshakeTimeout, bound = 30 * time.Second, 7 * time.Second
+	app := helloApp(gwist.WithTLSHandshakeTimeout(handshakeTimeout))
 	addr := startTLS(t, app, serverTLSConfig(t))
 	hello := clientHello(t)
 	var stalled []net.Conn
@@ -275,64 +329,14 @@ func TestStalledHandshakesDoNotStarveOthers(t *testing.T) {
 			t.Fatalf("%d %q", resp.StatusCode, body)
 		}
 	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Fatalf("5 requests took %v next to 1000 stalled handshakes", el)
+	if el := time.Since(start); el > bound {
+		t.Fatalf("5 requests took %v next to 1000 stalled handshakes (starved ones wait for the %v timeout)", el, handshakeTimeout)
 	}
 	for _, c := range stalled {
 		c.Close()
 	}
 	stalled = nil
 	waitConns(t, app, 0)
-}
-
-// firstResponseDelays makes n sequential TLS 1.3 connections from a client
-// that leaves Nagle on and returns, sorted, the time from the end of each
-// handshake to the first byte of its response.
-func firstResponseDelays(t *testing.T, addr string, n int) []time.Duration {
-	var out []time.Duration
-	for i := 0; i < n; i++ {
-		tcp, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tcp.(*net.TCPConn).SetNoDelay(false); err != nil {
-			t.Fatal(err)
-		}
-		tc := tls.Client(tcp, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "localhost",
-			MinVersion: tls.VersionTLS13})
-		_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
-		if err := tc.Handshake(); err != nil {
-			t.Fatal(err)
-		}
-		done := time.Now()
-		io.WriteString(tc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		br := bufio.NewReader(tc)
-		if _, err := br.ReadByte(); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, time.Since(done))
-		tc.Close()
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
-// The headline: a Nagle client's first request is answered right after the
-// handshake. With the re-arm off the same client waits for the delayed-ACK
-// timer, which shows this test can see the stall. (40 ms against < 1 ms: a
-// behavioural check with a wide margin, not a benchmark.)
-func TestNagleClientGetsFirstResponseWithoutDelayedACKStall(t *testing.T) {
-	on := helloApp()
-	p50 := firstResponseDelays(t, startTLS(t, on, serverTLSConfig(t)), 30)[15]
-	if p50 >= 10*time.Millisecond {
-		t.Errorf("QuickAck on: p50 first response %v after the handshake, want well under 10ms", p50)
-	}
-	off := helloApp(gwist.WithQuickAck(false))
-	offP50 := firstResponseDelays(t, startTLS(t, off, serverTLSConfig(t)), 30)[15]
-	if offP50 < 30*time.Millisecond {
-		t.Errorf("QuickAck off: p50 %v; expected the ~40ms delayed-ACK stall (is the test blind?)", offP50)
-	}
-	t.Logf("p50 request-after-handshake: QuickAck on %v, off %v", p50, offP50)
 }
 
 func TestPlaintextAndTLSListenersTogether(t *testing.T) {

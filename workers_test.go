@@ -131,15 +131,17 @@ func TestWorkersRefuseBeyondSizeThenRecover(t *testing.T) {
 				}
 			}
 			// A holder's response can reach the client a moment before its
-			// drainer counts the batch finished, so give the count a little time.
-			for attempt := 0; ; attempt++ {
+			// drainer counts the batch finished, so poll (a 503 until then)
+			// with a deadline far above that moment, even on a loaded machine.
+			deadline := time.Now().Add(5 * time.Second)
+			for {
 				after := dialRaw(t, addr)
 				after.send("GET /fast HTTP/1.1\r\nHost: x\r\n\r\n")
 				resp, body := after.readResponse("GET")
 				if resp.StatusCode == 200 && body == "fast" {
 					return
 				}
-				if resp.StatusCode != 503 || attempt == 50 {
+				if resp.StatusCode != 503 || time.Now().After(deadline) {
 					t.Fatalf("after the pool drained: %d %q", resp.StatusCode, body)
 				}
 				time.Sleep(10 * time.Millisecond)

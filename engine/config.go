@@ -1,3 +1,5 @@
+//go:build unix
+
 package engine
 
 import (
@@ -74,6 +76,9 @@ type Config struct {
 	// Workers runs handlers when Inline is false. Required then; several
 	// servers may share one.
 	Workers *Workers
+	// Conns caps the connections open at once; several servers may share
+	// one. Nil means a limit of DefaultMaxConns() for this server alone.
+	Conns *ConnLimit
 }
 
 func (c *Config) withDefaults() Config {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package engine
 
 import (
@@ -61,6 +63,8 @@ type conn struct {
 	action        gnet.Action
 
 	tlsConn // HTTPS state; zero for plaintext connections
+
+	drainIdleSince int64 // unix ns of the first drain sweep that found it idle (drain.go)
 
 	// Shared with workers writing directly (see direct.go).
 	wmu      sync.Mutex
@@ -316,10 +320,8 @@ func (c *conn) finishCallback() {
 		return
 	}
 	if c.cur == nil && c.inflight == 0 && c.phase == phaseWaiting {
+		// During a drain the sweep closes it after a grace (drain.go).
 		c.setPhase(phaseIdle, c.config().IdleTimeout)
-		if c.srv.draining.Load() {
-			c.closeNow()
-		}
 	}
 }
 

@@ -1,3 +1,5 @@
+//go:build unix
+
 package engine
 
 // The HTTP/1 path reads its input and writes its output through these, so

@@ -1,6 +1,11 @@
+//go:build unix
+
 package engine
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // loopState is what the engine keeps per event loop: the connections to
 // sweep for timeouts. Loop only, apart from the Server's map that finds it.
@@ -29,6 +34,10 @@ func (l *loopState) remove(c *conn) {
 // for output to drain, paused connections to resume, and the drain.
 func (l *loopState) Run(context.Context) error {
 	now := l.srv.now()
+	var wallNow int64 // the coarse clock is too coarse for the drain's grace
+	if l.srv.draining.Load() {
+		wallNow = time.Now().UnixNano()
+	}
 	// Timer handlers may close connections, which removes them from
 	// l.conns, so iterate over a copy.
 	l.close = append(l.close[:0], l.conns...)
@@ -37,7 +46,7 @@ func (l *loopState) Run(context.Context) error {
 			c.collectSettled()
 		}
 		if l.srv.draining.Load() && !c.closed && c.isIdle() {
-			c.closeNow()
+			c.closeIfIdleForDrain(wallNow)
 		} else {
 			c.onTimer(now)
 		}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package engine
 
 import (
@@ -20,24 +22,33 @@ import (
 // ErrServerClosed is returned by Wait after Shutdown.
 var ErrServerClosed = errors.New("engine: server closed")
 
-// Server serves HTTP on one listening address with a gnet engine. Create it
-// with NewServer, start it with Start, stop it with Shutdown.
+// drainPollInterval is how often Shutdown looks whether the last connection
+// has closed, and sweeps for connections that became idle.
+const drainPollInterval = 5 * time.Millisecond
+
+// Server serves HTTP on one listening address. It owns the listening socket
+// and accepts on a goroutine of its own (listener.go); the connections it
+// accepts run on gnet event loops. Create it with NewServer, start it with
+// Start, stop it with Shutdown.
 type Server struct {
 	gnet.BuiltinEventEngine
 
 	cfg     Config
 	handler Handler
+	limit   *ConnLimit
 
-	eng      gnet.Engine
-	addr     net.Addr
-	booted   chan struct{}
-	runDone  chan struct{}
-	runErr   error
-	draining atomic.Bool
-	stopped  atomic.Bool
-	conns    atomic.Int64
-	stopTick chan struct{}
-	tickDone chan struct{}
+	ln         *net.TCPListener
+	cli        *gnet.Client
+	addr       net.Addr
+	acceptDone chan struct{}
+	acceptLog  rateLog
+	runDone    chan struct{}
+	draining   atomic.Bool
+	stopped    atomic.Bool
+	conns      atomic.Int64
+	stats      struct{ acceptErrors, refused atomic.Uint64 }
+	stopTick   chan struct{}
+	tickDone   chan struct{}
 
 	clock atomic.Int64 // coarse unix-ns clock, advanced by tick
 
@@ -55,13 +66,17 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 		return nil, errors.New("engine: Config.Workers is required unless Inline")
 	}
 	s := &Server{
-		cfg:      c,
-		handler:  h,
-		booted:   make(chan struct{}),
-		runDone:  make(chan struct{}),
-		stopTick: make(chan struct{}),
-		tickDone: make(chan struct{}),
-		loops:    make(map[gnet.EventLoop]*loopState),
+		cfg:        c,
+		handler:    h,
+		limit:      c.Conns,
+		acceptDone: make(chan struct{}),
+		runDone:    make(chan struct{}),
+		stopTick:   make(chan struct{}),
+		tickDone:   make(chan struct{}),
+		loops:      make(map[gnet.EventLoop]*loopState),
+	}
+	if s.limit == nil {
+		s.limit = NewConnLimit(0)
 	}
 	s.clock.Store(time.Now().UnixNano())
 	return s, nil
@@ -71,32 +86,32 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 func (s *Server) now() int64 { return s.clock.Load() }
 
 // Start listens on addr ("host:port"; port 0 picks a free one) and serves in
-// the background. It returns the bound address once the loops accept.
+// the background. It returns the bound address once the loops run.
 func (s *Server) Start(addr string) (net.Addr, error) {
-	res, err := reservePort(addr)
+	if s.ln != nil {
+		return nil, errors.New("engine: Start called twice")
+	}
+	ln, err := listen(addr)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("engine: listen %s: %w", addr, err)
 	}
-	s.addr = res.addr
-	go func() {
-		defer close(s.runDone)
-		s.runErr = gnet.Run(s, "tcp://"+res.addr.String(),
-			gnet.WithMulticore(true),
-			gnet.WithNumEventLoop(s.cfg.Loops),
-			gnet.WithReusePort(true),
-			gnet.WithTCPNoDelay(gnet.TCPNoDelay),
-			gnet.WithLogger(gnetLogger{s.cfg.Logger}),
-		)
-	}()
-	defer res.release()
-	select {
-	case <-s.booted:
-	case <-s.runDone:
-		if s.runErr == nil {
-			s.runErr = errors.New("engine: gnet stopped during start")
-		}
-		return nil, fmt.Errorf("engine: listen %s: %w", addr, s.runErr)
+	cli, err := gnet.NewClient(s,
+		gnet.WithMulticore(true),
+		gnet.WithNumEventLoop(s.cfg.Loops),
+		// Go's accept already set TCP_NODELAY on the socket gnet adopts
+		// (a dup of the same socket); TCPDelay only spares the second call.
+		gnet.WithTCPNoDelay(gnet.TCPDelay),
+		gnet.WithLogger(gnetLogger{s.cfg.Logger}),
+	)
+	if err == nil {
+		err = cli.Start()
 	}
+	if err != nil {
+		_ = ln.Close()
+		return nil, fmt.Errorf("engine: start event loops: %w", err)
+	}
+	s.ln, s.cli, s.addr = ln, cli, ln.Addr()
+	go s.acceptLoop()
 	go s.tick()
 	return s.addr, nil
 }
@@ -104,14 +119,12 @@ func (s *Server) Start(addr string) (net.Addr, error) {
 // Addr is the bound address (nil before Start).
 func (s *Server) Addr() net.Addr { return s.addr }
 
-// Wait blocks until the server has stopped; it returns ErrServerClosed after
-// Shutdown, or the error that stopped the engine.
+// Wait blocks until Shutdown has stopped the server, then returns
+// ErrServerClosed. (The accept loop survives every accept error, so nothing
+// else stops a server.)
 func (s *Server) Wait() error {
 	<-s.runDone
-	if s.stopped.Load() {
-		return ErrServerClosed
-	}
-	return s.runErr
+	return ErrServerClosed
 }
 
 // TLS is the server's TLS state machine factory, nil for plaintext.
@@ -120,14 +133,22 @@ func (s *Server) TLS() *tlsstate.Server { return s.cfg.TLS }
 // ActiveConns is the number of open connections.
 func (s *Server) ActiveConns() int64 { return s.conns.Load() }
 
-// Shutdown stops accepting (new connections are closed at once), closes idle
-// connections, lets in-flight requests finish and their responses flush,
-// then stops the loops. When ctx ends first, the remaining connections are
-// closed (their requests' contexts cancelled) and ctx's error is returned.
+// AcceptErrors counts failed accepts (EMFILE, ENFILE, ENOBUFS, …) and
+// accepted connections that could not be handed to a loop.
+func (s *Server) AcceptErrors() uint64 { return s.stats.acceptErrors.Load() }
+
+// RefusedConns counts connections closed at once, unserved: beyond the
+// ConnLimit, while draining, or taken from the backlog to be refused while
+// descriptors ran out.
+func (s *Server) RefusedConns() uint64 { return s.stats.refused.Load() }
+
+// Shutdown closes the listener first (from then on the kernel refuses new
+// connections), closes idle connections, lets in-flight requests finish and
+// their responses flush (each with Connection: close), then stops the loops.
+// When ctx ends first, the remaining connections are closed (their requests'
+// contexts cancelled) and ctx's error is returned.
 func (s *Server) Shutdown(ctx context.Context) error {
-	select {
-	case <-s.booted:
-	default:
+	if s.ln == nil {
 		return errors.New("engine: Shutdown before Start")
 	}
 	if s.stopped.Swap(true) {
@@ -135,25 +156,26 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	s.draining.Store(true)
+	_ = s.ln.Close()
+	<-s.acceptDone
 	s.sweepAll()
 	var err error
-	wait := time.NewTicker(10 * time.Millisecond)
+	wait := time.NewTicker(drainPollInterval)
 	defer wait.Stop()
 	for s.conns.Load() > 0 && err == nil {
 		select {
 		case <-ctx.Done():
 			err = ctx.Err()
 		case <-wait.C:
+			s.sweepAll()
 		}
 	}
 	close(s.stopTick)
 	<-s.tickDone
-	stopCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if stopErr := s.eng.Stop(stopCtx); stopErr != nil && err == nil {
+	if stopErr := s.cli.Stop(); stopErr != nil && err == nil {
 		err = stopErr
 	}
-	<-s.runDone
+	close(s.runDone)
 	return err
 }
 
@@ -193,19 +215,13 @@ func (s *Server) loopFor(el gnet.EventLoop) *loopState {
 	return ls
 }
 
-// OnBoot implements gnet.EventHandler.
-func (s *Server) OnBoot(eng gnet.Engine) gnet.Action {
-	s.eng = eng
-	close(s.booted)
-	return gnet.None
-}
-
 // OnOpen implements gnet.EventHandler.
 func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	if s.draining.Load() {
 		return nil, gnet.Close
 	}
 	c := &conn{srv: s, gc: gc, el: gc.EventLoop(), fd: gc.Fd(), remote: gc.RemoteAddr()}
+	s.limit.open.Add(1)
 	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
 	gc.SetContext(c)
 	s.loopFor(c.el).add(c)
@@ -237,6 +253,7 @@ func (s *Server) OnClose(gc gnet.Conn, _ error) gnet.Action {
 	}
 	gc.SetContext(nil)
 	s.conns.Add(-1)
+	s.limit.open.Add(-1)
 	return gnet.None
 }
 

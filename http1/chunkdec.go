@@ -232,6 +232,9 @@ func (p *Parser) readTrailer(r *Request, buf []byte) (int, bool, *Error) {
 	lim := p.Limits.maxHeader()
 	i := 0
 	for i < len(buf) {
+		if p.trailerBareCR(r.trail, buf[i:], lim) {
+			return 0, false, &errBareCR
+		}
 		j := bytes.IndexByte(buf[i:], '\n')
 		if j < 0 {
 			rest := buf[i:]
@@ -267,6 +270,22 @@ func (p *Parser) readTrailer(r *Request, buf []byte) (int, bool, *Error) {
 		p.tline = lf + 1
 	}
 	return i, false, nil
+}
+
+// trailerBareCR reports whether the trailer line being read (its start at
+// p.tline in trail, the rest of it in more) starts with a CR followed by
+// anything but LF. Only the empty line ending the section starts with CR,
+// so this is final at once; without it "0\r\n\rM" would wait for an LF
+// that never comes. The CR's follower must lie within the trailer limit, so
+// that a 431 decided earlier in the stream still wins.
+func (p *Parser) trailerBareCR(trail, more []byte, lim int) bool {
+	if p.tline+2 > lim {
+		return false
+	}
+	var c [2]byte
+	n := copy(c[:], trail[p.tline:])
+	n += copy(c[n:], more)
+	return n == 2 && c[0] == '\r' && c[1] != '\n'
 }
 
 // finishTrailers points r.Trailers at the complete trailer section.

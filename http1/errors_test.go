@@ -86,6 +86,14 @@ var badCases = []badCase{
 	{name: "bare LF ending head", in: "GET / HTTP/1.1\r\n" + hostA + "\n", status: 400},
 	{name: "bare LF only", in: "GET / HTTP/1.1\n\n", status: 400},
 	{name: "CR CR LF ending head", in: "GET / HTTP/1.1\r\n" + hostA + "\r\r\n\r\n", status: 400},
+	// A CR that starts a line and is not followed by LF is final at once,
+	// not a wait for an LF that never comes (then a 408).
+	{name: "bare CR ending head", in: "GET / HTTP/1.1\r\n" + hostA + "\rX", status: 400, reason: "bare CR"},
+	{name: "bare CR after request line", in: "GET / HTTP/1.1\r\n\rX", status: 400, reason: "bare CR"},
+	{name: "bare CR starting a field line", in: "GET / HTTP/1.1\r\n" + hostA + "\rX: a\r\n\r\n", status: 400, reason: "bare CR"},
+	{name: "CR ending head, incomplete", in: "GET / HTTP/1.1\r\n" + hostA + "\r", status: 0},
+	{name: "bare CR within head limit", lim: Limits{MaxHeaderBytes: 27}, in: "GET / HTTP/1.1\r\n" + hostA + "\rX", status: 400, reason: "bare CR"},
+	{name: "head too large beats bare CR past it", lim: Limits{MaxHeaderBytes: 26}, in: "GET / HTTP/1.1\r\n" + hostA + "\rX", status: 431},
 
 	// Host.
 	{name: "missing Host", in: "GET / HTTP/1.1\r\n\r\n", status: 400, reason: "missing Host"},
@@ -151,6 +159,10 @@ var badCases = []badCase{
 	{name: "trailer bad value", in: post("0\r\nX: a\x00\r\n\r\n"), status: 400},
 	{name: "trailer bare LF", in: post("0\r\nX: a\n\r\n"), status: 400},
 	{name: "trailer end bare LF", in: post("0\r\n\n"), status: 400},
+	{name: "trailer end bare CR", in: post("0\r\n\rM"), status: 400, reason: "bare CR"},
+	{name: "trailer bare CR after field", in: post("0\r\nX: a\r\n\rM"), status: 400, reason: "bare CR"},
+	{name: "trailer bare CR starting a field line", in: post("0\r\n\rX: a\r\n\r\n"), status: 400, reason: "bare CR"},
+	{name: "trailer CR, incomplete", in: post("0\r\n\r"), status: 0},
 	{name: "trailer too large", lim: Limits{MaxHeaderBytes: 64}, in: post("0\r\nX: " + strings.Repeat("a", 60) + "\r\n\r\n"), status: 431, reason: "trailer section too large"},
 	{name: "too many trailers", lim: Limits{MaxHeaderCount: 2}, in: post("0\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n"), status: 431, reason: "too many trailer fields"},
 

@@ -8,10 +8,10 @@ import "bytes"
 // arrive, resuming where it stopped, and finds the lines, the end of the
 // head and every violation that can be decided from a prefix of the stream:
 // an invalid method byte, a too long request-target (414), a line not ending
-// in CRLF, too many fields or too many bytes (431). These are decided at a
-// fixed position of the stream and reported in stream order, and the scan
-// never looks past MaxHeaderBytes, so its outcome does not depend on how the
-// bytes were split.
+// in CRLF, a field line starting with a bare CR, too many fields or too many
+// bytes (431). These are decided at a fixed position of the stream and
+// reported in stream order, and the scan never looks past MaxHeaderBytes, so
+// its outcome does not depend on how the bytes were split.
 //
 // Stage 2 (head.go) parses the complete head, copied into the Request,
 // using the line ends stage 1 recorded.
@@ -147,6 +147,13 @@ func (p *Parser) scanHead(d []byte, over bool) (int, *Error) {
 					break
 				}
 			}
+		}
+		// A field line never starts with CR: only the empty line ending the
+		// head does, so a CR there followed by anything but LF is final.
+		// (Without this check "\r\n\rX" would wait for an LF that a client
+		// believing its head complete never sends.)
+		if p.nlines > 0 && p.lineStart+1 < len(d) && d[p.lineStart] == '\r' && d[p.lineStart+1] != '\n' {
+			return 0, &errBareCR
 		}
 		j := bytes.IndexByte(d[i:], '\n')
 		if j < 0 {

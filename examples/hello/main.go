@@ -3,6 +3,7 @@
 //
 //	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N]
 //	    [-tls-addr 127.0.0.1:8443 [-cert cert.pem -key key.pem]] [-quickack=false]
+//	    [-max-conns N]
 //
 // With -tls-addr it also serves the same routes over HTTPS; without -cert
 // and -key it makes an in-memory self-signed ECDSA P-256 certificate.
@@ -42,9 +43,11 @@ func main() {
 	certFile := flag.String("cert", "", "PEM certificate for -tls-addr (default: self-signed, in memory)")
 	keyFile := flag.String("key", "", "PEM private key for -cert")
 	quickAck := flag.Bool("quickack", true, "re-arm TCP_QUICKACK during TLS handshakes")
+	maxConns := flag.Int("max-conns", 0, "connections open at once (0: from the descriptor limit)")
 	flag.Parse()
 
-	app := gwist.New(gwist.WithInline(*inline), gwist.WithWorkers(*workers), gwist.WithQuickAck(*quickAck))
+	app := gwist.New(gwist.WithInline(*inline), gwist.WithWorkers(*workers), gwist.WithQuickAck(*quickAck),
+		gwist.WithMaxConns(*maxConns))
 	routes(app)
 
 	if *addr != "" {

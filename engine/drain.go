@@ -1,0 +1,46 @@
+//go:build unix
+
+package engine
+
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// drainIdleGrace is how long a drain leaves a keep-alive connection that is
+// idle (between two requests) open before closing it. A busy client's next
+// request usually follows its last response within a round trip; given the
+// grace, it is answered (with Connection: close) instead of crossing the
+// close on the wire and being lost.
+const drainIdleGrace = 50 * time.Millisecond
+
+// closeIfIdleForDrain closes c during a drain once it has been idle for
+// drainIdleGrace with no request bytes waiting in its socket. A connection
+// that served a request meanwhile is not idle again: that response said
+// Connection: close, and the connection closes after it. Bytes that reached
+// the socket but not yet the loop are a request sent before the client could
+// see the close: the loop reads it on its next turn and answers it. Only a
+// request that arrives in the instant between this look and the close is
+// lost (the client sees EOF or a reset before any response, which HTTP
+// clients treat as a closed idle connection and may retry).
+func (c *conn) closeIfIdleForDrain(now int64) {
+	if c.closed || !c.isIdle() {
+		return
+	}
+	if c.drainIdleSince == 0 {
+		c.drainIdleSince = now
+	}
+	if now-c.drainIdleSince < int64(drainIdleGrace) || socketHasInput(c.fd) {
+		return
+	}
+	c.closeNow()
+}
+
+// socketHasInput reports whether fd has bytes to read (or a pending error or
+// EOF, which reading will find).
+func socketHasInput(fd int) bool {
+	var b [1]byte
+	n, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	return n > 0 || (err != nil && err != unix.EAGAIN && err != unix.EINTR)
+}

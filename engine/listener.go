@@ -1,0 +1,136 @@
+//go:build unix
+
+package engine
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/gwist/gwist/internal/lograte"
+)
+
+// The engine owns its listening socket; gnet owns the connections. gnet's
+// own accept path ends the event loop (and the whole engine) on any accept
+// error but EAGAIN, EINTR and ECONNABORTED, so one EMFILE would take the
+// port down for good. An accept goroutine here survives every accept error,
+// refuses what it cannot serve, and hands each accepted socket to a gnet loop.
+
+// acceptBackoffMax bounds the pause between accept attempts while an error
+// that a retry cannot fix at once (ENOBUFS, ENOMEM, no spare descriptor) lasts.
+const acceptBackoffMax = 100 * time.Millisecond
+
+// listen binds addr without SO_REUSEPORT, so a second server on the same
+// port fails with "address already in use" (Go sets SO_REUSEADDR, so a
+// restart does not wait for TIME_WAIT). TCP keep-alive is left off: idle
+// connections are the engine's to time out.
+func listen(addr string) (*net.TCPListener, error) {
+	lc := net.ListenConfig{KeepAlive: -1}
+	ln, err := lc.Listen(context.Background(), "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	return ln.(*net.TCPListener), nil
+}
+
+// acceptLoop accepts until the listener is closed.
+func (s *Server) acceptLoop() {
+	defer close(s.acceptDone)
+	spare := openSpare()
+	defer func() { spare.Close() }()
+	backoff := time.Duration(0)
+	for {
+		nc, err := s.ln.AcceptTCP()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			s.stats.acceptErrors.Add(1)
+			s.acceptLog.warn(s.cfg.Logger, "gwist: accept failed; new connections are refused while it lasts", err)
+			if isFDExhaustion(err) && spare.release() {
+				// With the spare descriptor given back, take the connection
+				// that is waiting and refuse it at once, rather than leave
+				// it (and everything behind it) hanging in the backlog.
+				if nc, err := s.ln.AcceptTCP(); err == nil {
+					s.refuse(nc)
+				}
+				if spare.reopen() {
+					backoff = 0
+					continue
+				}
+			}
+			backoff = min(max(2*backoff, time.Millisecond), acceptBackoffMax)
+			time.Sleep(backoff)
+			spare.reopen()
+			continue
+		}
+		backoff = 0
+		if s.draining.Load() || !s.limit.hasRoom() {
+			s.refuse(nc)
+			continue
+		}
+		if _, err := s.cli.EnrollContext(nc, nil); err != nil {
+			// EnrollContext closed nc (typically: no descriptor left for
+			// its dup); the client sees its connection closed at once.
+			s.stats.acceptErrors.Add(1)
+			s.stats.refused.Add(1)
+			s.acceptLog.warn(s.cfg.Logger, "gwist: could not hand an accepted connection to a loop", err)
+		}
+	}
+}
+
+// refuse closes nc with a reset, so the client learns at once that it was
+// not served (a FIN would read as a server that closed an idle connection).
+func (s *Server) refuse(nc *net.TCPConn) {
+	s.stats.refused.Add(1)
+	_ = nc.SetLinger(0)
+	_ = nc.Close()
+}
+
+func isFDExhaustion(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
+
+// spareFD is one descriptor held in reserve: when accept fails for want of
+// descriptors, closing it makes room to accept and refuse the waiting
+// connection (the classic "idle fd" trick of libev and nginx-era servers).
+type spareFD struct{ f *os.File }
+
+func openSpare() *spareFD {
+	s := &spareFD{}
+	s.reopen()
+	return s
+}
+
+// release gives the descriptor back; false when none was held.
+func (s *spareFD) release() bool {
+	if s.f == nil {
+		return false
+	}
+	_ = s.f.Close()
+	s.f = nil
+	return true
+}
+
+// reopen takes a descriptor again if none is held; false when it cannot.
+func (s *spareFD) reopen() bool {
+	if s.f == nil {
+		s.f, _ = os.Open(os.DevNull)
+	}
+	return s.f != nil
+}
+
+func (s *spareFD) Close() { s.release() }
+
+// rateLog logs at most one line a second and counts what it held back.
+type rateLog struct{ lim lograte.Limiter }
+
+func (r *rateLog) warn(l *slog.Logger, msg string, err error) {
+	if ok, held := r.lim.Allow(); ok {
+		l.Warn(msg, slog.String("error", err.Error()), slog.Uint64("suppressed", held))
+	}
+}
