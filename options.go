@@ -125,3 +125,12 @@ func WithRedirectTrailingSlash(on bool) Option {
 // WithErrorHandler sets what turns a handler's error into a response
 // (default DefaultErrorHandler).
 func WithErrorHandler(h ErrorHandler) Option { return func(c *config) { c.errorHandler = h } }
+
+// WithMaxParkedHandshakes bounds the TLS handshakes waiting for their
+// client's next flight (default 16 × WithMaxHandshakes, i.e. 1,024 per CPU;
+// about 26 KB each). When one more would wait, the oldest waiting handshake
+// is dropped and its connection closed, so clients that send a ClientHello
+// and go silent cannot hold more than this, nor keep new clients out.
+func WithMaxParkedHandshakes(n int) Option {
+	return func(c *config) { c.tls.MaxParked = n }
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"sync"
 	"time"
 
@@ -58,7 +59,30 @@ func (c *conn) openTLS(ts *tlsstate.Server) {
 	w := &tlsWaker{c: c}
 	el := c.el
 	c.tls = ts.NewConn(func() { _ = el.Execute(context.Background(), w) })
+	c.tls.SetFlightWriter(c.writeFlight)
 	c.quickAck()
+}
+
+// writeFlight runs on the handshake goroutine: it sends a handshake flight
+// straight to the socket rather than waking the loop to do it, and re-arms
+// the quick ACK after it. It follows the direct-write rules (direct.go): the
+// fd is touched only under wmu while wclosed is false, and only while gnet
+// holds none of our output. What it cannot send goes back to the state
+// machine, which hands it to the loop.
+func (c *conn) writeFlight(p []byte) []byte {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.wclosed || c.wpending {
+		return p
+	}
+	rest, err := writeFD(c.fd, p)
+	if err != nil {
+		return nil // the socket failed: the loop hears of it from gnet
+	}
+	if len(rest) == 0 && !c.config().DisableQuickAck {
+		_ = sockopt.QuickAck(c.fd) // after each handshake flight
+	}
+	return rest
 }
 
 // quickAck re-arms TCP_QUICKACK so the client's handshake flights are
@@ -78,9 +102,16 @@ func (c *conn) quickAck() {
 func (c *conn) onTLSTraffic() {
 	c.wroteInCB = false
 	for !c.closed {
+		before := c.tls.State()
 		fed, ok := c.feedTLS()
 		if !ok {
 			return
+		}
+		if fed > 0 && before == tlsstate.Handshaking && c.tls.State() == tlsstate.Handshaking {
+			// The client's next flight woke the handshake goroutine, which
+			// has little left to do: let it run now, on this thread, rather
+			// than wake another thread for it and be woken back.
+			runtime.Gosched()
 		}
 		c.advanceTLS()
 		if fed == 0 || c.paused || c.stopReading {

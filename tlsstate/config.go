@@ -20,6 +20,12 @@ const (
 	HandshakesPerCPU = 64
 	// QueuePerHandshake times MaxHandshakes is the default MaxQueued.
 	QueuePerHandshake = 16
+	// ParkedPerHandshake times MaxHandshakes is the default MaxParked. A
+	// server flight costs a few hundred microseconds of CPU, so one CPU
+	// parks at most a few thousand handshakes a second: with 1,024 parked
+	// per CPU a parked handshake survives a few hundred milliseconds of
+	// newer ones, longer than a live client's round trip.
+	ParkedPerHandshake = 16
 )
 
 // Config configures a Server.
@@ -39,8 +45,13 @@ type Config struct {
 	// Default HandshakesPerCPU × GOMAXPROCS.
 	MaxHandshakes int
 	// MaxParked bounds the handshake goroutines parked waiting for their
-	// client's next flight; past it new handshakes queue. Default
-	// QueuePerHandshake × MaxHandshakes; negative means none may park.
+	// client's next flight. When one more parks, the oldest parked
+	// handshake fails with ReasonEvicted, so clients that send a
+	// ClientHello and go silent hold at most this many goroutines and
+	// never keep new handshakes out. A parked handshake holds about
+	// 26 KB (17 KB of heap, mostly crypto/tls state, and an 8 KB stack).
+	// Default ParkedPerHandshake × MaxHandshakes; values below 1 mean the
+	// default.
 	MaxParked int
 	// MaxQueued bounds the connections waiting for a handshake goroutine;
 	// they hold their ClientHello but no goroutine. Past it a connection
@@ -70,11 +81,8 @@ func (cfg *Config) withDefaults() (Config, error) {
 	if c.MaxHandshakes <= 0 {
 		c.MaxHandshakes = HandshakesPerCPU * runtime.GOMAXPROCS(0)
 	}
-	switch {
-	case c.MaxParked == 0:
-		c.MaxParked = QueuePerHandshake * c.MaxHandshakes
-	case c.MaxParked < 0:
-		c.MaxParked = 0
+	if c.MaxParked <= 0 {
+		c.MaxParked = ParkedPerHandshake * c.MaxHandshakes
 	}
 	switch {
 	case c.MaxQueued == 0:

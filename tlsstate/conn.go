@@ -68,9 +68,12 @@ type Conn struct {
 	outDirty bool // out grew since the loop or notify last saw it
 	wantRoom bool // the loop was refused bytes; notify when Read drains
 	blocking bool // the transport's Read waits for bytes (handshake)
-	// slot: its goroutine holds a limiter slot; guarded by Server.mu (it
-	// sits here because a bool on its own would cost a padded word).
+	// slot: its goroutine holds a limiter slot; parked: it waits for its
+	// client, and elem is its place in Server.parked rather than
+	// Server.queue. Both are guarded by Server.mu (they sit here because
+	// bools on their own would cost a padded word).
 	slot   bool
+	parked bool
 	tc     *tls.Conn // set with the ClientHello; the loop's after phDone
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -82,7 +85,11 @@ type Conn struct {
 	err    *Error // set with phFailed
 	stamps stamps // when things happened; Timings() expands them
 
-	elem *list.Element // place in Server.queue; guarded by Server.mu
+	elem *list.Element // place in Server.queue or .parked; guarded by Server.mu
+
+	// flight, if set, sends a handshake flight from the handshake
+	// goroutine and returns what it could not send (see SetFlightWriter).
+	flight func([]byte) []byte
 }
 
 // NewConn returns the TLS state for a newly accepted connection. Its
@@ -102,6 +109,16 @@ func (s *Server) NewConn(notify func()) *Conn {
 	c.mu.Unlock()
 	return c
 }
+
+// SetFlightWriter lets the handshake goroutine send its flights itself:
+// before it waits for the client, it calls w with the flight instead of
+// notifying the loop, and w returns what it could not send (nil when all
+// went out). Only the rest, if any, is queued for AppendOutbound and
+// notified. That saves the loop a wake-up per handshake flight. w runs on
+// the handshake goroutine, with no lock of the Conn held; it must not call
+// the Conn's methods and must not keep the slice. Call SetFlightWriter on
+// the loop before the first Feed.
+func (c *Conn) SetFlightWriter(w func(flight []byte) (rest []byte)) { c.flight = w }
 
 // State returns the connection's state as of the last Feed, Process,
 // CloseNotify or Release. Safe from any goroutine.
@@ -173,12 +190,29 @@ func (c *Conn) scanHelloLocked() error {
 	c.blocking = true
 	c.phase = phQueued
 	c.setState(Handshaking)
-	if !c.s.admit(c) {
+	queued, ok := c.s.admit(c)
+	if !ok {
 		c.failLocked(ReasonLimiterRefused, errRefused)
 		c.setState(Failed)
 		return c.err
 	}
+	if queued {
+		c.shrinkInLocked()
+	}
 	return nil
+}
+
+// shrinkInLocked moves the buffered bytes (a ClientHello, a few hundred
+// bytes to 2 KB) out of their 16 KB pool buffer: a full queue then holds
+// 2 KB per connection rather than 16.
+func (c *Conn) shrinkInLocked() {
+	if cap(c.in) != poolBufSize {
+		return
+	}
+	b := make([]byte, c.bufferedLocked())
+	copy(b, c.in[c.inOff:])
+	putBuf(c.in)
+	c.in, c.inOff = b, 0
 }
 
 // Room returns how many more bytes Feed accepts now. Once established,

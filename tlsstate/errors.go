@@ -40,6 +40,9 @@ var (
 	// errAborted closes the transport when CloseNotify or Release abandon
 	// a running handshake.
 	errAborted = errors.New("tlsstate: handshake abandoned")
+	// errEvicted closes the transport of the oldest parked handshake when
+	// the parked bound is reached.
+	errEvicted = errors.New("tlsstate: handshake evicted: oldest of too many waiting for their clients")
 	// errNotTLS and friends describe loop-side hello failures.
 	errNotTLS       = errors.New("first record is not a TLS handshake")
 	errOverflow     = errors.New("ClientHello larger than the ciphertext buffer")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -285,9 +286,12 @@ func TestAbortHandshake(t *testing.T) {
 func TestLimiterQueuesWithoutGoroutines(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	h := hello13(t)
-	// No parking: a goroutine waiting for its client keeps its place, so
-	// the third and fourth connections must queue.
-	s := newServer(t, Config{MaxHandshakes: 2, MaxParked: -1, MaxQueued: 2, HandshakeTimeout: time.Minute})
+	// The first two handshakes hold their slots (their certificate lookup
+	// blocks), so the third and fourth connections must queue.
+	hold := make(chan struct{})
+	var unhold sync.Once
+	defer unhold.Do(func() { close(hold) })
+	s := newServer(t, Config{TLS: blockingCertTLS(t, hold), MaxHandshakes: 2, MaxQueued: 2, HandshakeTimeout: time.Minute})
 	base := runtime.NumGoroutine()
 	var conns []*Conn
 	var chans []chan struct{}
@@ -305,9 +309,7 @@ func TestLimiterQueuesWithoutGoroutines(t *testing.T) {
 	if err := conns[4].Feed(h); reasonOf(err) != ReasonLimiterRefused {
 		t.Fatalf("fifth conn: %v, want limiter_refused", err)
 	}
-	waitNotify(t, chans[0])
-	waitNotify(t, chans[1])
-	if st := s.Stats(); st.InFlight != 2 || st.Queued != 2 || st.Failed["limiter_refused"] != 1 {
+	if st := s.Stats(); st.InFlight != 2 || st.Computing != 2 || st.Queued != 2 || st.Failed["limiter_refused"] != 1 {
 		t.Fatalf("InFlight %d Queued %d Failed %v", st.InFlight, st.Queued, st.Failed)
 	}
 	if n := runtime.NumGoroutine() - base; n > 2 {
@@ -316,22 +318,24 @@ func TestLimiterQueuesWithoutGoroutines(t *testing.T) {
 	if conns[2].HasOutbound() || conns[3].HasOutbound() {
 		t.Fatal("a queued conn produced output")
 	}
-	// A finished slot serves the oldest queued conn on the same goroutine.
-	conns[0].Release()
+	// A queued conn that is released leaves the queue at once.
+	conns[3].Release()
+	if st := s.Stats(); st.Queued != 1 {
+		t.Fatalf("Queued %d after releasing a queued conn", st.Queued)
+	}
+	// Slots freed (the first two park for their clients) serve the queue.
+	unhold.Do(func() { close(hold) })
+	waitNotify(t, chans[0])
+	waitNotify(t, chans[1])
 	waitNotify(t, chans[2])
 	if !conns[2].HasOutbound() {
 		t.Fatal("queued conn not served after a slot freed")
 	}
-	if st := s.Stats(); st.InFlight != 2 || st.Queued != 1 {
-		t.Fatalf("after release: InFlight %d Queued %d", st.InFlight, st.Queued)
+	if st := s.Stats(); st.Queued != 0 {
+		t.Fatalf("after the slots freed: Queued %d", st.Queued)
 	}
 	if tm := conns[2].Timings(); tm.QueueWait() <= 0 {
 		t.Errorf("QueueWait = %v", tm.QueueWait())
-	}
-	// A queued conn that is released leaves the queue at once.
-	conns[3].Release()
-	if st := s.Stats(); st.Queued != 0 {
-		t.Fatalf("Queued %d after releasing the queued conn", st.Queued)
 	}
 	for _, c := range conns {
 		c.Release()
@@ -342,7 +346,9 @@ func TestLimiterQueuesWithoutGoroutines(t *testing.T) {
 func TestQueuedConnTimesOut(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	h := hello13(t)
-	s := newServer(t, Config{MaxHandshakes: 1, MaxParked: -1, HandshakeTimeout: 100 * time.Millisecond})
+	hold := make(chan struct{})
+	defer close(hold)
+	s := newServer(t, Config{TLS: blockingCertTLS(t, hold), MaxHandshakes: 1, HandshakeTimeout: 100 * time.Millisecond})
 	n0, _ := notifier()
 	first := s.NewConn(n0)
 	defer first.Release()
@@ -354,15 +360,10 @@ func TestQueuedConnTimesOut(t *testing.T) {
 	if st := s.Stats(); st.Queued != 1 {
 		t.Fatalf("Queued = %d", st.Queued)
 	}
-	// Both deadlines pass at about the same time: when the first's goroutine
-	// frees up first it may pick the queued conn and send its flight before
-	// the timeout fails it, so allow one notification for that.
-	var err error
-	for i := 0; i < 2 && err == nil; i++ {
-		waitNotify(t, ch)
-		_, err = queued.Process(nil)
-	}
-	if reasonOf(err) != ReasonTimeout {
+	// The first holds the only slot throughout: the queued conn times out
+	// in the queue.
+	waitNotify(t, ch)
+	if _, err := queued.Process(nil); reasonOf(err) != ReasonTimeout {
 		t.Fatalf("queued conn: %v, want timeout", err)
 	}
 	if st := s.Stats(); st.Queued != 0 {

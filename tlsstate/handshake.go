@@ -43,8 +43,11 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 	}
 	if err != nil {
 		reason := classifyHandshake(err)
-		if c.trErr == errTimeout {
+		switch c.trErr {
+		case errTimeout:
 			reason = ReasonTimeout
+		case errEvicted:
+			reason = ReasonEvicted
 		}
 		c.failLocked(reason, err)
 		c.notifyLocked()
@@ -78,6 +81,19 @@ func (c *Conn) onTimeout() {
 		c.stopLocked(errTimeout)
 	}
 	c.mu.Unlock()
+}
+
+// evict fails a parked handshake to make room for a newer one (see
+// Server.park). A flight that arrived meanwhile saves it: the goroutine is
+// about to leave the parked set anyway.
+func (c *Conn) evict() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.phase != phRunning || c.trErr != nil || c.bufferedLocked() > 0 {
+		return
+	}
+	c.trErr = errEvicted
+	c.stopLocked(errEvicted)
 }
 
 // notifyLocked tells the engine there is something for the loop. It runs

@@ -13,14 +13,20 @@ import (
 //
 // The limiter hands out slots for handshake computation, not for whole
 // handshakes: a handshake goroutine gives its slot up while it waits for the
-// client's next flight and takes one again when the flight arrives. So
-// clients that send a ClientHello and then go silent park goroutines (up to
-// MaxParked of them) but never keep live clients from being served.
+// client's next flight (it parks) and takes one again when the flight
+// arrives. At most MaxParked goroutines park; when one more needs to, the
+// oldest parked handshake is evicted (it fails with ReasonEvicted and its
+// connection closes). So clients that send a ClientHello and go silent cost
+// a bounded number of goroutines and never keep live clients out: a live
+// client is evicted only if MaxParked newer handshakes park within its round
+// trip, and each of those costs the attacker a server flight's worth of our
+// CPU (a few hundred microseconds), so with the defaults that takes a few
+// hundred milliseconds on any number of cores.
 type Server struct {
 	tls       *tls.Config
 	timeout   time.Duration
 	maxHS     int
-	maxAlive  int
+	maxParked int
 	maxQueue  int
 	mu        sync.Mutex
 	computing int // goroutines holding a slot
@@ -28,6 +34,7 @@ type Server struct {
 	reclaim   int // parked goroutines waiting for a slot to go on
 	freed     chan struct{}
 	queue     list.List // of *Conn waiting for a goroutine
+	parked    list.List // of *Conn whose goroutine waits for its client, oldest first
 	stats     counters  // atomics, plus its own lock for maps
 }
 
@@ -38,33 +45,34 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		tls:      c.TLS,
-		timeout:  c.HandshakeTimeout,
-		maxHS:    c.MaxHandshakes,
-		maxAlive: c.MaxHandshakes + c.MaxParked,
-		maxQueue: c.MaxQueued,
+		tls:       c.TLS,
+		timeout:   c.HandshakeTimeout,
+		maxHS:     c.MaxHandshakes,
+		maxParked: c.MaxParked,
+		maxQueue:  c.MaxQueued,
 	}
 	s.stats.init()
 	return s, nil
 }
 
 // admit gives c a handshake goroutine or a place in the queue. c must be
-// in phQueued. It reports false when both are full.
-func (s *Server) admit(c *Conn) bool {
+// in phQueued. It reports whether c was queued, and ok false when both
+// are full.
+func (s *Server) admit(c *Conn) (queued, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.computing < s.maxHS && s.alive < s.maxAlive && s.reclaim == 0 {
+	if s.computing < s.maxHS && s.reclaim == 0 {
 		s.computing++
 		s.alive++
 		c.slot = true
 		go s.worker(c)
-		return true
+		return false, true
 	}
 	if s.queue.Len() < s.maxQueue {
 		c.elem = s.queue.PushBack(c)
-		return true
+		return true, true
 	}
-	return false
+	return false, false
 }
 
 // worker runs handshakes: c's, then those of queued connections, until
@@ -104,31 +112,60 @@ func (s *Server) next(prev *Conn) *Conn {
 
 // park gives c's slot up while its goroutine waits for the client. The slot
 // goes to a parked goroutine that has its flight, else to a queued
-// connection (on a new goroutine), else back to the pool.
+// connection (on a new goroutine), else back to the pool. If that makes
+// more than maxParked parked goroutines, the oldest is evicted.
 func (s *Server) park(c *Conn) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !c.slot {
-		return
-	}
-	c.slot = false
-	if s.reclaim == 0 && s.alive < s.maxAlive {
-		if next := s.popLocked(); next != nil {
+	if c.slot {
+		c.slot = false
+		if next := s.popIfRoomLocked(); next != nil {
 			next.slot = true
 			s.alive++
 			go s.worker(next)
-			return
+		} else {
+			s.releaseLocked()
 		}
 	}
-	s.releaseLocked()
+	c.elem, c.parked = s.parked.PushBack(c), true
+	var victim *Conn
+	if s.parked.Len() > s.maxParked {
+		victim = s.parked.Remove(s.parked.Front()).(*Conn)
+		victim.elem, victim.parked = nil, false
+	}
+	s.mu.Unlock()
+	if victim != nil {
+		victim.evict()
+	}
+}
+
+func (s *Server) popIfRoomLocked() *Conn {
+	if s.reclaim != 0 {
+		return nil
+	}
+	return s.popLocked()
 }
 
 // unpark takes a slot back for c once its client's flight has arrived,
-// waiting for one if all are busy. It reports false when done closes first.
+// waiting for one if all are busy. It reports false, taking no slot, when
+// done is closed (the handshake was evicted, timed out or abandoned).
 func (s *Server) unpark(c *Conn, done <-chan struct{}) bool {
 	s.mu.Lock()
+	if c.parked {
+		s.parked.Remove(c.elem)
+		c.elem, c.parked = nil, false
+	}
 	s.reclaim++
-	for s.computing >= s.maxHS {
+	for {
+		select {
+		case <-done:
+			s.reclaim--
+			s.mu.Unlock()
+			return false
+		default:
+		}
+		if s.computing < s.maxHS {
+			break
+		}
 		if s.freed == nil {
 			s.freed = make(chan struct{})
 		}
@@ -137,10 +174,6 @@ func (s *Server) unpark(c *Conn, done <-chan struct{}) bool {
 		select {
 		case <-ch:
 		case <-done:
-			s.mu.Lock()
-			s.reclaim--
-			s.mu.Unlock()
-			return false
 		}
 		s.mu.Lock()
 	}
@@ -172,7 +205,7 @@ func (s *Server) popLocked() *Conn {
 // dequeue removes c from the queue if it is still there.
 func (s *Server) dequeue(c *Conn) {
 	s.mu.Lock()
-	if c.elem != nil {
+	if c.elem != nil && !c.parked {
 		s.queue.Remove(c.elem)
 		c.elem = nil
 	}

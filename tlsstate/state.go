@@ -70,6 +70,10 @@ const (
 	// ReasonAborted means CloseNotify was called before the handshake
 	// finished (typically a server shutdown).
 	ReasonAborted
+	// ReasonEvicted means the handshake waited for its client's next
+	// flight while MaxParked others did too, and it was the oldest: it
+	// made room for a newer one.
+	ReasonEvicted
 
 	numReasons
 )
@@ -85,6 +89,7 @@ var reasonNames = [...]string{
 	ReasonLimiterRefused: "limiter_refused",
 	ReasonOverflow:       "overflow",
 	ReasonAborted:        "aborted",
+	ReasonEvicted:        "evicted",
 }
 
 // String returns the reason's snake_case name, e.g. "not_tls".

@@ -14,7 +14,7 @@ type Stats struct {
 	// Failed counts connections that failed before being established, by
 	// Reason name ("timeout", "not_tls", "bad_record", "alert",
 	// "handshake_error", "client_gone", "limiter_refused", "overflow",
-	// "aborted"). Every name is present, zero or not.
+	// "aborted", "evicted"). Every name is present, zero or not.
 	Failed map[string]uint64
 	// ConnErrors counts established connections that failed later, by
 	// Reason name (mostly "bad_record" and "alert").

@@ -32,6 +32,11 @@ func (t *transport) Read(p []byte) (int, error) {
 		// The handshake needs more of the peer's flight. If it wrote a
 		// flight, that one is complete: hand it to the loop. If the loop
 		// was refused bytes for lack of room, there is room now.
+		var flight []byte
+		if c.flight != nil && c.outDirty && len(c.out) > 0 {
+			flight, c.out = c.out, nil // we send it ourselves
+			c.outDirty = false
+		}
 		needNotify := c.outDirty || c.wantRoom
 		c.outDirty, c.wantRoom = false, false
 		done := c.ctx.Done()
@@ -47,6 +52,9 @@ func (t *transport) Read(p []byte) (int, error) {
 		// (before telling the loop, so the slot is free by the time anyone
 		// reacts to the flight) and take one back afterwards.
 		c.s.park(c)
+		if flight != nil && c.sendFlight(flight) {
+			needNotify = true
+		}
 		if needNotify {
 			c.notifyUnlocked()
 		}
@@ -62,6 +70,23 @@ func (t *transport) Read(p []byte) (int, error) {
 		}
 		c.mu.Lock()
 	}
+}
+
+// sendFlight hands a flight to the flight writer and queues what it could
+// not send in front of anything queued since (nothing is, normally). It
+// reports whether the loop has something to write.
+func (c *Conn) sendFlight(flight []byte) bool {
+	rest := c.flight(flight)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(rest) > 0 && c.phase != phReleased {
+		old := c.out
+		c.out = append(append(getBuf(), rest...), old...)
+		c.outDirty = true
+		putBuf(old)
+	}
+	putBuf(flight)
+	return c.outDirty
 }
 
 func (c *Conn) notifyUnlocked() {

@@ -12,6 +12,13 @@
 //
 //	tlsbench -addr 127.0.0.1:8443 -t 8 -d 10s
 //	tlsbench -addr 127.0.0.1:8443 -t 1 -n 2000 -nodelay -json
+//
+// With -silent N it first opens N connections that each send a ClientHello
+// and then go silent, waits until the server has replied to each (or for
+// -silent-wait), holds them while it measures, and reports how many of them
+// the server closed meanwhile.
+//
+//	tlsbench -addr 127.0.0.1:8443 -t 8 -d 10s -nodelay -silent 10000
 package main
 
 import (
@@ -27,6 +34,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/gwist/gwist/benchmarks/internal/parse"
 )
 
 type config struct {
@@ -36,6 +45,8 @@ type config struct {
 	count                            int64
 	nodelay, tls12, resume, insecure bool
 	asJSON                           bool
+	silent                           int
+	silentWait                       time.Duration
 }
 
 func main() {
@@ -52,6 +63,8 @@ func main() {
 	flag.StringVar(&c.caFile, "ca", "", "PEM CA file to verify against when -insecure=false")
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-connection timeout")
 	flag.BoolVar(&c.asJSON, "json", false, "print one JSON object instead of text")
+	flag.IntVar(&c.silent, "silent", 0, "hold this many connections that send a ClientHello and go silent during the run")
+	flag.DurationVar(&c.silentWait, "silent-wait", 5*time.Second, "after the last silent connection opened, how long to wait for the server's replies to them before measuring")
 	flag.Parse()
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "tlsbench:", err)
@@ -69,7 +82,29 @@ func run(c config) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var silent *silentSet
+	if c.silent > 0 {
+		hello, err := captureHello(cfg)
+		if err != nil {
+			return fmt.Errorf("capturing a ClientHello: %w", err)
+		}
+		start := time.Now()
+		silent = openSilent(ctx, c.addr, c.silent, hello, c.silentWait)
+		if !c.asJSON {
+			fmt.Printf("opened %d silent connections in %.1fs (%d failed, %d got no reply, %d closed by the server)\n",
+				c.silent, time.Since(start).Seconds(), silent.failed, silent.noResp, silent.closed.Load())
+		}
+	}
+	closedBefore := int64(0)
+	if silent != nil {
+		closedBefore = silent.closed.Load()
+	}
 	res := runLoad(ctx, c, cfg)
+	if silent != nil {
+		res.Silent = &parse.Silent{Requested: int64(c.silent), Failed: silent.failed, NoReply: silent.noResp,
+			ClosedBefore: closedBefore, ClosedDuring: silent.closed.Load() - closedBefore}
+		silent.close()
+	}
 	if c.asJSON {
 		return json.NewEncoder(os.Stdout).Encode(res)
 	}

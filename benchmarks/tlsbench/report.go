@@ -29,6 +29,10 @@ func printText(w io.Writer, r parse.TLSBench) {
 	row("tls handshake", r.Handshake)
 	row("handshake→first byte", r.Request)
 	row("whole connection", r.Total)
+	if s := r.Silent; s != nil {
+		fmt.Fprintf(w, "  silent connections: %d held (%d failed to open, %d got no reply); the server closed %d before the run, %d during it\n",
+			s.Requested, s.Failed, s.NoReply, s.ClosedBefore, s.ClosedDuring)
+	}
 	if len(r.Errors) == 0 {
 		fmt.Fprintln(w, "  errors: none")
 		return

@@ -16,19 +16,20 @@ type options struct {
 	h2N, h2Warm        int
 	idlePlain, idleTLS int
 	cpuN               int
+	silent             int
 	rate               int
 	rateDur, rateWarm  time.Duration
 }
 
 func fullOptions() options {
 	return options{rounds: 2, dur: 10 * time.Second, warm: 2 * time.Second, abN: 3000, abWarm: 300,
-		h2N: 100000, h2Warm: 5000, idlePlain: 10000, idleTLS: 5000, cpuN: 3000,
+		h2N: 100000, h2Warm: 5000, idlePlain: 10000, idleTLS: 5000, cpuN: 3000, silent: 10000,
 		rate: 5000, rateDur: 10 * time.Second, rateWarm: 2 * time.Second}
 }
 
 func quickOptions() options {
 	return options{quick: true, rounds: 1, dur: 2 * time.Second, warm: time.Second, abN: 500, abWarm: 100,
-		h2N: 10000, h2Warm: 1000, idlePlain: 2000, idleTLS: 1000, cpuN: 500,
+		h2N: 10000, h2Warm: 1000, idlePlain: 2000, idleTLS: 1000, cpuN: 500, silent: 1000,
 		rate: 5000, rateDur: 3 * time.Second, rateWarm: time.Second}
 }
 
@@ -104,6 +105,7 @@ func allWorkloads() []workload {
 		idleWorkload(false),
 		idleWorkload(true),
 		cpuWorkload(),
+		silentWorkload(),
 		rateWorkload(),
 	}
 }

@@ -33,6 +33,21 @@ type TLSBench struct {
 	// read, status, body); ErrorSample is one of the error messages.
 	Errors      map[string]int64 `json:"errors"`
 	ErrorSample string           `json:"error_sample,omitempty"`
+	// Silent describes the silent connections held during the run
+	// (tlsbench -silent); nil without them.
+	Silent *Silent `json:"silent,omitempty"`
+}
+
+// Silent is what became of tlsbench's silent connections: each sent a
+// ClientHello, read the server's reply and sent nothing more.
+type Silent struct {
+	Requested int64 `json:"requested"`
+	Failed    int64 `json:"failed"`   // dial or write failed
+	NoReply   int64 `json:"no_reply"` // no byte from the server within -silent-wait
+	// ClosedBefore counts those the server had closed when the measured
+	// run began, ClosedDuring those it closed during the run.
+	ClosedBefore int64 `json:"closed_before"`
+	ClosedDuring int64 `json:"closed_during"`
 }
 
 // RateBench is the JSON object ratebench -json prints: an open-loop run at
