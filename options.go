@@ -106,6 +106,22 @@ func WithWriteTimeout(d time.Duration) Option {
 	return func(c *config) { c.engine.WriteTimeout = d }
 }
 
+// WithStreamThreshold sets how many body bytes a handler on a worker may
+// Write before its response starts streaming: the head goes out and the
+// body follows as it is written (default 32 KiB). Below it the response is
+// sent whole, with a Content-Length, when the handler returns.
+func WithStreamThreshold(n int) Option {
+	return func(c *config) { c.engine.StreamThreshold = n }
+}
+
+// WithMaxStreamQueued bounds the bytes of a streamed response queued and
+// not yet taken by the socket (default 256 KiB; one response streams at a
+// time per connection). Beyond it the handler's Write blocks on its worker
+// until the client reads.
+func WithMaxStreamQueued(n int) Option {
+	return func(c *config) { c.engine.MaxStreamQueued = n }
+}
+
 // WithServerName sets the Server response header (default: none).
 func WithServerName(name string) Option {
 	return func(c *config) { c.engine.ServerName = name }
