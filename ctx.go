@@ -169,8 +169,11 @@ func (c *Ctx) Flush() error {
 	if c.headerErr != nil && !c.ex.Streaming() {
 		return c.headerErr
 	}
-	c.responded = true
-	return c.ex.Flush()
+	err := c.ex.Flush()
+	if c.ex.Streaming() {
+		c.responded = true
+	}
+	return err
 }
 
 // SetTrailer sets a trailer field, sent after the body. Trailers need

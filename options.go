@@ -18,6 +18,7 @@ type config struct {
 	redirectTrailingSlash bool
 	errorHandler          ErrorHandler
 	tls                   tlsstate.Config
+	sseHeartbeat          time.Duration
 }
 
 func defaultConfig() config {
@@ -120,6 +121,14 @@ func WithStreamThreshold(n int) Option {
 // until the client reads.
 func WithMaxStreamQueued(n int) Option {
 	return func(c *config) { c.engine.MaxStreamQueued = n }
+}
+
+// WithSSEHeartbeat sets how often a Server-Sent Events stream (Ctx.SSE)
+// sends a comment line when nothing else was sent, so that proxies and
+// clients do not time the connection out and a client that left is noticed
+// (default 15 s; a negative d turns heartbeats off).
+func WithSSEHeartbeat(d time.Duration) Option {
+	return func(c *config) { c.sseHeartbeat = d }
 }
 
 // WithServerName sets the Server response header (default: none).
