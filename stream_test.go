@@ -312,3 +312,25 @@ func TestStreamClientGone(t *testing.T) {
 		t.Fatal("the handler kept writing after the client left")
 	}
 }
+
+// HEAD of a streaming route: the head goes out, the written body is
+// dropped, and the connection stays usable.
+func TestStreamHEAD(t *testing.T) {
+	app := gwist.New()
+	app.GET("/s", func(c *gwist.Ctx) error {
+		if err := c.Flush(); err != nil {
+			return err
+		}
+		_, err := c.Write([]byte("not for HEAD"))
+		return err
+	})
+	app.GET("/plain", func(c *gwist.Ctx) error { return c.String(200, "plain") })
+	r := dialRaw(t, startApp(t, app))
+	r.send("HEAD /s HTTP/1.1\r\nHost: x\r\n\r\nGET /plain HTTP/1.1\r\nHost: x\r\n\r\n")
+	if resp, b := r.readResponse("HEAD"); resp.StatusCode != 200 || b != "" {
+		t.Fatalf("HEAD: %d %q", resp.StatusCode, b)
+	}
+	if _, b := r.readResponse("GET"); b != "plain" {
+		t.Fatalf("after HEAD: %q", b)
+	}
+}

@@ -97,10 +97,15 @@ func (ex *Exchange) Write(p []byte) (int, error) {
 
 // WriteString is Write with a string.
 func (ex *Exchange) WriteString(s string) (int, error) {
-	if ex.st != nil || ex.b != nil {
-		return ex.Write([]byte(s))
+	if ex.st != nil {
+		return ex.st.write([]byte(s))
 	}
 	ex.Body = append(ex.Body, s...)
+	if ex.b != nil && len(ex.Body) > ex.b.c.config().StreamThreshold {
+		if err := ex.startStream(); err != nil {
+			return 0, err
+		}
+	}
 	return len(s), nil
 }
 

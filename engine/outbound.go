@@ -48,7 +48,7 @@ func (o *outbound) startOutbound(b *batch) {
 		return
 	}
 	o.granted = make(chan struct{})
-	if err := b.c.el.Execute(context.Background(), &grantReq{b: b, ch: o.granted}); err != nil {
+	if err := b.c.el.Execute(context.Background(), &grantReq{c: b.c, b: b, ch: o.granted}); err != nil {
 		o.granted = nil // the engine is stopping; the cancel ends the stream
 	}
 }
@@ -196,13 +196,14 @@ func (st *stream) finishOutbound() {
 // grantReq asks the loop for a connection's write side on behalf of a
 // streaming batch that is not direct.
 type grantReq struct {
+	c  *conn
 	b  *batch
 	ch chan struct{}
 }
 
 // Run is called on the loop.
 func (g *grantReq) Run(context.Context) error {
-	c := g.b.c
+	c := g.c
 	if c.closed {
 		return nil
 	}
@@ -220,7 +221,7 @@ func (c *conn) tryGrant() {
 	if g == nil {
 		return
 	}
-	if c.closed || g.b.done || g.b.c != c {
+	if c.closed || g.b.done || g.b.c != c || c.head != g.b && c.head == nil {
 		c.grantWait = nil
 		return
 	}
