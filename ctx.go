@@ -142,10 +142,50 @@ func (c *Ctx) AddHeader(name, value string) *Ctx {
 func (c *Ctx) ResponseHeader(name string) string { return c.ex.Header.Get(name) }
 
 // Write appends p to the response body (status 200 unless set), so a Ctx is
-// an io.Writer.
+// an io.Writer. Once the handler has called Flush, or written more than the
+// stream threshold (WithStreamThreshold, 32 KiB), the response streams: the
+// head has gone out and each Write sends its bytes (chunked on HTTP/1.1
+// unless the handler set a Content-Length, until the close for HTTP/1.0),
+// blocking while more than WithMaxStreamQueued waits for a slow client. It
+// fails with ErrClientGone once the client has left, and ErrBodyLength
+// past a declared Content-Length. A header that SetHeader refused is
+// returned here before anything is sent.
 func (c *Ctx) Write(p []byte) (int, error) {
+	if c.headerErr != nil && !c.ex.Streaming() {
+		return 0, c.headerErr
+	}
 	c.responded = true
 	return c.ex.Write(p)
+}
+
+// Flush sends the response's head, if not yet sent, and the body written so
+// far, and makes the response stream (see Write): the status and headers
+// are fixed from then on, and an error the handler returns afterwards
+// aborts the body (the connection is closed mid-response) instead of
+// producing an error response. Handlers run on the event loop
+// (WithInline) never stream: Flush returns ErrInlineStreaming and the
+// response is sent whole when the handler returns.
+func (c *Ctx) Flush() error {
+	if c.headerErr != nil && !c.ex.Streaming() {
+		return c.headerErr
+	}
+	err := c.ex.Flush()
+	if c.ex.Streaming() {
+		c.responded = true
+	}
+	return err
+}
+
+// SetTrailer sets a trailer field, sent after the body. Trailers need
+// chunked framing: a streamed HTTP/1.1 response without Content-Length, or
+// a buffered one (sent chunked to carry them). HTTP/1.0 clients get none.
+// Announcing them with a "Trailer" header before the head goes out is the
+// handler's choice.
+func (c *Ctx) SetTrailer(name, value string) *Ctx {
+	if err := c.ex.Trailer.Set(name, value); err != nil && c.headerErr == nil {
+		c.headerErr = fmt.Errorf("gwist: trailer %q: %w", name, err)
+	}
+	return c
 }
 
 // String answers with status code and s as text/plain.

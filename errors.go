@@ -2,6 +2,7 @@ package gwist
 
 import (
 	"errors"
+	"github.com/gwist/gwist/engine"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -11,6 +12,23 @@ import (
 
 // ErrServerClosed is returned by Listen after Shutdown.
 var ErrServerClosed = errors.New("gwist: server closed")
+
+// Errors from a streamed response's Write and Flush (see Ctx.Flush).
+var (
+	// ErrInlineStreaming is returned by Flush on an app running handlers on
+	// the event loop (WithInline), which never streams: a handler there must
+	// not wait for a client. Its writes are buffered and sent whole.
+	ErrInlineStreaming = engine.ErrInlineStreaming
+	// ErrClientGone is returned by Write and Flush once the connection has
+	// closed; the request's context is cancelled too.
+	ErrClientGone = engine.ErrClientGone
+	// ErrBodyLength is returned by a Write that would pass the Content-Length
+	// the handler set; the connection is closed after what was sent.
+	ErrBodyLength = engine.ErrBodyLength
+	// ErrStreamWriteTimeout is returned by a Write the client did not let
+	// progress for the write timeout (WithWriteTimeout).
+	ErrStreamWriteTimeout = engine.ErrStreamWriteTimeout
+)
 
 // HTTPError is an error with the HTTP status it should produce. Return one
 // from a handler to answer with that status.

@@ -18,6 +18,7 @@ type config struct {
 	redirectTrailingSlash bool
 	errorHandler          ErrorHandler
 	tls                   tlsstate.Config
+	sseHeartbeat          time.Duration
 }
 
 func defaultConfig() config {
@@ -104,6 +105,30 @@ func WithMaxInboundBytes(n int) Option {
 // slow but live reader is not cut.
 func WithWriteTimeout(d time.Duration) Option {
 	return func(c *config) { c.engine.WriteTimeout = d }
+}
+
+// WithStreamThreshold sets how many body bytes a handler on a worker may
+// Write before its response starts streaming: the head goes out and the
+// body follows as it is written (default 32 KiB). Below it the response is
+// sent whole, with a Content-Length, when the handler returns.
+func WithStreamThreshold(n int) Option {
+	return func(c *config) { c.engine.StreamThreshold = n }
+}
+
+// WithMaxStreamQueued bounds the bytes of a streamed response queued and
+// not yet taken by the socket (default 256 KiB; one response streams at a
+// time per connection). Beyond it the handler's Write blocks on its worker
+// until the client reads.
+func WithMaxStreamQueued(n int) Option {
+	return func(c *config) { c.engine.MaxStreamQueued = n }
+}
+
+// WithSSEHeartbeat sets how often a Server-Sent Events stream (Ctx.SSE)
+// sends a comment line when nothing else was sent, so that proxies and
+// clients do not time the connection out and a client that left is noticed
+// (default 15 s; a negative d turns heartbeats off).
+func WithSSEHeartbeat(d time.Duration) Option {
+	return func(c *config) { c.sseHeartbeat = d }
 }
 
 // WithServerName sets the Server response header (default: none).

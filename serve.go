@@ -1,6 +1,7 @@
 package gwist
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -43,15 +44,36 @@ func (a *App) serve(ex *engine.Exchange) {
 		h = a.notFoundChain
 	}
 	if err := h(c); err != nil {
-		a.cfg.errorHandler(c, err)
+		if ex.Streaming() {
+			a.streamFailed(c, err)
+		} else {
+			a.cfg.errorHandler(c, err)
+		}
 	}
-	if c.headerErr != nil {
+	if c.headerErr != nil && ex.Streaming() {
+		ex.AbortStream()
+		a.logger().Error("gwist: invalid trailer on a streamed response", slog.String("path", req.Path),
+			slog.Any("error", c.headerErr))
+	} else if c.headerErr != nil {
 		a.logger().Error("gwist: invalid response header", slog.String("path", req.Path),
 			slog.Any("error", c.headerErr))
 		ex.Header.Reset()
 		ex.Status = http.StatusInternalServerError
 		ex.Body = append(ex.Body[:0], "Internal Server Error\n"...)
 	}
+}
+
+// streamFailed handles an error returned after the response began to
+// stream: the head is out, so the body is cut off (the connection closes)
+// and the error is logged, or counted when the client had left.
+func (a *App) streamFailed(c *Ctx, err error) {
+	c.ex.AbortStream()
+	if c.Context().Err() != nil || errors.Is(err, engine.ErrClientGone) {
+		a.goneErrs.log(c, err)
+		return
+	}
+	a.logger().Error("gwist: handler error after its response began to stream",
+		slog.String("method", c.Method()), slog.String("path", c.Path()), slog.Any("error", err))
 }
 
 func (a *App) redirectSlash(c *Ctx, path string) {

@@ -164,6 +164,7 @@ func addPipeStats(dst *engine.PipeStats, p engine.PipeStats) {
 	dst.ReadRearms += p.ReadRearms
 	dst.InboundCapped += p.InboundCapped
 	dst.WriteTimeouts += p.WriteTimeouts
+	dst.PeakStreamQueued = max(dst.PeakStreamQueued, p.PeakStreamQueued)
 }
 
 func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {

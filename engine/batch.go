@@ -71,9 +71,15 @@ func (b *batch) releaseExchanges() {
 func runBatch(b *batch) {
 	s := b.c.srv
 	for i, ex := range b.exs {
+		ex.b = b
 		s.serve(ex)
-		keep := ex.Request.KeepAlive && !ex.wantsClose() && !s.draining.Load()
-		b.out = ex.appendResponse(b.out, keep, s.cfg.ServerName)
+		var keep bool
+		if ex.st != nil {
+			keep = ex.st.finish() // streamed (stream.go): sends the rest itself
+		} else {
+			keep = ex.Request.KeepAlive && !ex.wantsClose() && !s.draining.Load()
+			b.out = ex.appendResponse(b.out, keep, s.cfg.ServerName)
+		}
 		if !keep {
 			b.closeAfter = true
 			for _, rest := range b.exs[i+1:] {
@@ -96,6 +102,9 @@ func runBatch(b *batch) {
 // Run is called on the connection's loop once the worker is done.
 func (b *batch) Run(context.Context) error {
 	b.done = true
+	if g := b.c.grantWait; g != nil && g.b == b {
+		b.c.grantWait = nil // it finished without needing the write side
+	}
 	b.c.onBatchDone()
 	return nil
 }

@@ -19,6 +19,10 @@ const (
 	DefaultMaxPipelined      = 64
 	DefaultMaxOutboundBytes  = 4 << 20
 	DefaultWorkers           = 1024
+	// DefaultStreamThreshold and DefaultMaxStreamQueued: see the Config
+	// fields of the same names.
+	DefaultStreamThreshold = 32 << 10
+	DefaultMaxStreamQueued = 256 << 10
 	// DefaultWriteTimeout: see Config.WriteTimeout.
 	DefaultWriteTimeout = 30 * time.Second
 	// DefaultMaxInboundBytes is Config.MaxInboundBytes's default where the
@@ -82,6 +86,15 @@ type Config struct {
 	// cut. Until then a connection holds at most the responses of
 	// MaxPipelined requests on top of MaxOutboundBytes.
 	WriteTimeout time.Duration
+	// StreamThreshold: a handler on a worker whose Writes buffer more than
+	// this many body bytes starts streaming (its head goes out, the body
+	// follows as written), as if it had called Flush (default 32 KiB).
+	StreamThreshold int
+	// MaxStreamQueued bounds the bytes of a streamed response queued and not
+	// yet taken by the socket (one response streams at a time on an HTTP/1
+	// connection, so this is per connection). Beyond it the handler's Write
+	// blocks on its worker until the client reads (default 256 KiB).
+	MaxStreamQueued int
 	// ServerName is the Server header value; empty sends none.
 	ServerName string
 	// Logger receives handler panics and engine errors (default slog.Default()).
@@ -133,6 +146,12 @@ func (c *Config) withDefaults() Config {
 	}
 	if d.MaxOutboundBytes <= 0 {
 		d.MaxOutboundBytes = DefaultMaxOutboundBytes
+	}
+	if d.StreamThreshold <= 0 {
+		d.StreamThreshold = DefaultStreamThreshold
+	}
+	if d.MaxStreamQueued <= 0 {
+		d.MaxStreamQueued = DefaultMaxStreamQueued
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()

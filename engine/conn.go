@@ -50,6 +50,9 @@ type conn struct {
 
 	out []byte // bytes to write at the end of the current callback
 
+	// grantWait: a streaming batch waiting for the write side (outbound.go).
+	grantWait *grantReq
+
 	phase    connPhase
 	deadline int64 // Server.clock units (unix ns); 0 = none
 	// stopReading: no further requests are parsed (after a framing error, a
@@ -314,6 +317,9 @@ func (c *conn) finishCallback() {
 	c.noteDrain()
 	ob := c.gc.OutboundBuffered()
 	c.finishOutput()
+	if c.grantWait != nil && !c.closed {
+		c.tryGrant()
+	}
 	if !c.closed {
 		c.markOutbound()
 		c.syncReadPause(ob)
@@ -470,6 +476,7 @@ func (c *conn) onTimer(now int64) {
 			return
 		}
 	}
+	c.tryGrant()
 	if c.phase == phaseFlushing && c.gc.OutboundBuffered() == 0 {
 		c.startClose()
 		return

@@ -8,8 +8,12 @@
 //
 // Threading rules, which every file here follows:
 //   - A connection's state is touched only on its event loop.
-//   - Workers touch only the Exchange they were handed; they hand it back to
-//     the loop with EventLoop.Execute, never by writing to the connection.
+//   - Workers touch only the Exchange they were handed and hand it back to
+//     the loop with EventLoop.Execute. The one exception is the write side:
+//     a worker writes (and, over TLS, encrypts) its own output to the fd
+//     under conn.wmu while the loop has granted it that side, for a direct
+//     batch (direct.go) or a streamed response (outbound.go); meanwhile the
+//     loop queues everything else of the connection behind it.
 //   - Buffers from gnet (Peek) are valid only during the callback; the http1
 //     parser copies what a request needs.
 package engine

@@ -29,14 +29,21 @@ type Exchange struct {
 	// engine's; a handler-set "Connection: close" closes the connection after
 	// this response.
 	Header http1.Header
-	// Body is the response body.
+	// Body is the response body, sent whole when the handler returns unless
+	// the response streams (see Flush).
 	Body []byte
+	// Trailer holds trailer fields, sent after a chunked body: a streamed
+	// HTTP/1.1 response without a Content-Length, or a buffered one, which
+	// is then sent chunked to carry them (HTTP/1.0 clients get none).
+	Trailer http1.Header
 	// User is free for the layer above; it survives pooling so that layer can
 	// keep its per-request object here instead of allocating one per request.
 	User any
 
 	remote net.Addr
 	cancel cancelState
+	b      *batch  // the worker's batch; nil inline
+	st     *stream // set once the response streams (stream.go)
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
@@ -51,6 +58,8 @@ func putExchange(ex *Exchange) {
 	ex.Request.Reset()
 	ex.Status = 0
 	ex.Header.Reset()
+	ex.Trailer.Reset()
+	ex.b, ex.st = nil, nil
 	if cap(ex.Body) > 64<<10 {
 		ex.Body = nil // do not let one large response pin memory in the pool
 	} else {
@@ -69,15 +78,34 @@ func (ex *Exchange) RemoteAddr() net.Addr { return ex.remote }
 // itself, so it costs no allocation until Done is called.
 func (ex *Exchange) Context() context.Context { return (*exchangeContext)(ex) }
 
-// Write appends p to the response body.
+// Write appends p to the response body. On a worker, once the body passes
+// Config.StreamThreshold (or after Flush) the response streams: Write sends
+// p (framed) and blocks while more than Config.MaxStreamQueued of it waits
+// for a slow client; it fails once the client is gone.
 func (ex *Exchange) Write(p []byte) (int, error) {
+	if ex.st != nil {
+		return ex.st.write(p)
+	}
 	ex.Body = append(ex.Body, p...)
+	if ex.b != nil && len(ex.Body) > ex.b.c.config().StreamThreshold {
+		if err := ex.startStream(); err != nil {
+			return 0, err
+		}
+	}
 	return len(p), nil
 }
 
-// WriteString appends s to the response body.
+// WriteString is Write with a string.
 func (ex *Exchange) WriteString(s string) (int, error) {
+	if ex.st != nil {
+		return ex.st.write([]byte(s))
+	}
 	ex.Body = append(ex.Body, s...)
+	if ex.b != nil && len(ex.Body) > ex.b.c.config().StreamThreshold {
+		if err := ex.startStream(); err != nil {
+			return 0, err
+		}
+	}
 	return len(s), nil
 }
 
@@ -96,9 +124,17 @@ func (ex *Exchange) appendResponse(dst []byte, keepAlive bool, server string) []
 		HeadRequest:   ex.Request.Method == "HEAD",
 		Server:        server,
 	}
+	trailers := ex.Trailer.Fields()
+	if len(trailers) > 0 && head.ProtoMinor >= 1 {
+		head.ContentLength = -1 // chunked, to carry the trailers
+	}
 	dst = http1.AppendHead(dst, &head)
-	if !head.HeadRequest && bodyAllowed(status) {
+	switch head.Framing() {
+	case http1.FramingLength:
 		dst = append(dst, ex.Body...)
+	case http1.FramingChunked:
+		dst = http1.AppendChunk(dst, ex.Body)
+		dst = http1.AppendLastChunk(dst, trailers)
 	}
 	return dst
 }
@@ -146,6 +182,13 @@ func (s *cancelState) reset() {
 	s.mu.Lock()
 	s.done, s.err = nil, nil
 	s.mu.Unlock()
+}
+
+// errNow is the cancellation cause, nil while the request is live.
+func (s *cancelState) errNow() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 func (s *cancelState) cancel(err error) {

@@ -11,6 +11,16 @@ type pipeStats struct {
 	readRearms    atomic.Uint64 // reads gnet let in while a connection was paused
 	inboundCapped atomic.Uint64 // connections closed over MaxInboundBytes
 	writeTimeouts atomic.Uint64 // connections closed by WriteTimeout
+	peakStream    atomic.Int64  // most bytes a streamed response had queued
+}
+
+func (p *pipeStats) noteStreamQueued(n int) {
+	for {
+		old := p.peakStream.Load()
+		if int64(n) <= old || p.peakStream.CompareAndSwap(old, int64(n)) {
+			return
+		}
+	}
 }
 
 func (p *pipeStats) notePeak(n int) {
@@ -38,6 +48,10 @@ type PipeStats struct {
 	// WriteTimeouts counts connections closed because their queued output
 	// did not move for WriteTimeout.
 	WriteTimeouts uint64
+	// PeakStreamQueued is the most bytes any streamed response had queued
+	// and not yet taken by the socket, after a Write (bounded by
+	// Config.MaxStreamQueued plus that Write's framed bytes).
+	PeakStreamQueued int64
 }
 
 // PipeStats returns the server's read-pause and write-timeout counters.
@@ -47,6 +61,8 @@ func (s *Server) PipeStats() PipeStats {
 		ReadRearms:    s.pipe.readRearms.Load(),
 		InboundCapped: s.pipe.inboundCapped.Load(),
 		WriteTimeouts: s.pipe.writeTimeouts.Load(),
+
+		PeakStreamQueued: s.pipe.peakStream.Load(),
 	}
 }
 

@@ -267,6 +267,7 @@ func (s *Server) serve(ex *Exchange) {
 				slog.String("method", ex.Request.Method),
 				slog.String("target", ex.Request.Target),
 				slog.String("stack", string(debug.Stack())))
+			ex.AbortStream() // a streamed response cannot become a 500 any more
 			ex.Status = 500
 			ex.Header.Reset()
 			_ = ex.Header.Set("Content-Type", "text/plain; charset=utf-8")

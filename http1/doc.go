@@ -7,7 +7,11 @@
 // of a request head ([HeadComplete], when a body follows) or of a whole
 // request ([MessageComplete]). Responses are built with [AppendHead],
 // [AppendChunk], [AppendLastChunk], [AppendContinue] and [AppendError], which
-// append to a caller's buffer and allocate nothing.
+// append to a caller's buffer and allocate nothing. A body streamed as it
+// is produced is framed as [ResponseHead.Framing] says: raw bytes after a
+// Content-Length, chunks ([AppendChunkHeader] or [AppendChunk], then
+// [AppendLastChunk] with any trailers), or bytes until the connection closes
+// for an HTTP/1.0 client.
 //
 // # Memory
 //

@@ -1,0 +1,242 @@
+//go:build unix
+
+package engine
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// outbound carries a streamed response's bytes from its handler to the
+// socket, with backpressure. The worker running the handler writes them
+// itself, like a direct batch (direct.go), once it owns the connection's
+// write side: at once for a direct batch, otherwise when the loop grants it
+// (nothing of the connection queued before it, nothing held by gnet). What
+// the socket does not take stays queued here; once more than
+// Config.MaxStreamQueued is queued, the handler's Write waits for the socket
+// to become writable (poll on the worker, never the loop) and goes on as it
+// drains. A closed connection (OnClose sets wclosed, cancels the request)
+// makes the next write fail at once.
+//
+// While the worker owns the write side the loop writes nothing to the
+// connection: every later response waits in the queue behind the
+// unfinished batch, exactly as behind a direct batch.
+type outbound struct {
+	c       *conn
+	pend    []byte        // framed plaintext not yet handed to the wire
+	wire    []byte        // bytes for the fd (ciphertext over TLS) not yet taken
+	granted chan struct{} // closed by the loop; nil for a direct batch
+	owns    bool          // the worker owns the write side
+	first   bool          // the connection's first TLS response: stamp it
+	// progress: when the socket last took bytes (for the write timeout).
+	progress time.Time
+}
+
+// pollWait bounds one wait for writability, so a connection the loop
+// closed under the wait (its fd number maybe reused) is noticed.
+const pollWait = 50 * time.Millisecond
+
+func (o *outbound) startOutbound(b *batch) {
+	o.c = b.c
+	o.progress = time.Now()
+	if b.direct {
+		o.owns, o.first = true, b.firstTLS
+		b.firstTLS = false
+		return
+	}
+	o.granted = make(chan struct{})
+	if err := b.c.el.Execute(context.Background(), &grantReq{c: b.c, b: b, ch: o.granted}); err != nil {
+		o.granted = nil // the engine is stopping; the cancel ends the stream
+	}
+}
+
+func (o *outbound) queued() int { return len(o.pend) + len(o.wire) }
+
+// drain sends what it can and returns once at most limit bytes remain
+// queued, waiting for the grant or the socket as needed.
+func (st *stream) drain(limit int) error {
+	o := &st.outbound
+	for {
+		if !o.owns {
+			// Before the grant nothing may be written, and Flush must send:
+			// wait for the responses queued before this one to leave.
+			if err := st.wait(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := o.push(); err != nil {
+			return err
+		}
+		q := o.queued()
+		o.c.srv.pipe.noteStreamQueued(q)
+		if q <= limit {
+			return nil
+		}
+		if err := st.wait(); err != nil {
+			return err
+		}
+	}
+}
+
+// errGnetHolds: over TLS, gnet holds ciphertext the loop wrote; wait.
+var errGnetHolds = errors.New("gnet holds output")
+
+// push hands pend to the wire and writes as much of it as the socket takes.
+func (o *outbound) push() error {
+	c := o.c
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.wclosed {
+		return ErrClientGone
+	}
+	if c.tls != nil {
+		if len(o.pend) > 0 {
+			if c.wpending {
+				return nil // the loop's ciphertext goes first; wait sees it
+			}
+			if err := c.tls.Write(o.pend); err != nil {
+				return err
+			}
+			o.pend = o.pend[:0]
+			o.wire = c.tls.AppendOutbound(o.wire)
+			if o.first {
+				o.first = false
+				c.tls.MarkFirstResponse(time.Now())
+			}
+		}
+	} else if len(o.pend) > 0 {
+		if len(o.wire) == 0 {
+			o.wire, o.pend = o.pend, o.wire[:0]
+		} else {
+			o.wire = append(o.wire, o.pend...)
+			o.pend = o.pend[:0]
+		}
+	}
+	if len(o.wire) == 0 {
+		return nil
+	}
+	rest, err := writeFD(c.fd, o.wire)
+	if len(rest) < len(o.wire) {
+		o.progress = time.Now()
+	}
+	o.wire = append(o.wire[:0], rest...)
+	if err != nil {
+		return ErrClientGone
+	}
+	return nil
+}
+
+// wait blocks until the write side is granted or the socket may take more,
+// the request is cancelled, or the write timeout passes.
+func (st *stream) wait() error {
+	o, ex := &st.outbound, st.ex
+	if !o.owns {
+		if o.granted == nil {
+			return ErrClientGone
+		}
+		select {
+		case <-o.granted:
+			o.owns = true
+			return nil
+		case <-ex.Context().Done():
+			return ErrClientGone
+		}
+	}
+	if err := ex.cancel.errNow(); err != nil {
+		return ErrClientGone
+	}
+	if time.Since(o.progress) >= o.c.config().WriteTimeout {
+		o.c.srv.pipe.writeTimeouts.Add(1)
+		o.c.srv.logDebug("write timeout: the client stopped reading a streamed response", o.c)
+		return ErrStreamWriteTimeout
+	}
+	if o.c.tls != nil && len(o.pend) > 0 && o.wirePending() {
+		time.Sleep(time.Millisecond) // rare: the loop's own ciphertext is leaving
+		return nil
+	}
+	fds := []unix.PollFd{{Fd: int32(o.c.fd), Events: unix.POLLOUT}}
+	_, err := unix.Poll(fds, int(pollWait/time.Millisecond))
+	if err != nil && !errors.Is(err, unix.EINTR) {
+		return ErrClientGone
+	}
+	return nil
+}
+
+func (o *outbound) wirePending() bool {
+	o.c.wmu.Lock()
+	defer o.c.wmu.Unlock()
+	return o.c.wpending
+}
+
+// finishOutbound sends the rest after the handler returned. With the write
+// side owned it waits until the socket took everything (bounded by the
+// write timeout); otherwise the bytes, still plaintext, go back to the loop
+// in the batch's output, which it writes in order like any response.
+func (st *stream) finishOutbound() {
+	o := &st.outbound
+	if !o.owns && o.granted != nil {
+		select {
+		case <-o.granted:
+			o.owns = true
+		default:
+		}
+	}
+	if !o.owns {
+		st.b.out = append(st.b.out, o.pend...)
+		o.pend = o.pend[:0]
+		return
+	}
+	_ = st.fail(st.drain(0))
+}
+
+// grantReq asks the loop for a connection's write side on behalf of a
+// streaming batch that is not direct.
+type grantReq struct {
+	c  *conn
+	b  *batch
+	ch chan struct{}
+}
+
+// Run is called on the loop.
+func (g *grantReq) Run(context.Context) error {
+	c := g.c
+	if c.closed {
+		return nil
+	}
+	c.grantWait = g
+	c.tryGrant()
+	return nil
+}
+
+// tryGrant gives the waiting stream the write side once its batch heads
+// the queue and everything before it has left gnet's buffer. Loop only;
+// called when the request arrives, after every callback's output and at
+// every sweep.
+func (c *conn) tryGrant() {
+	g := c.grantWait
+	if g == nil {
+		return
+	}
+	if c.closed || g.b.done || g.b.c != c || c.head != g.b && c.head == nil {
+		c.grantWait = nil
+		return
+	}
+	if c.head != g.b || len(c.out) > 0 {
+		return
+	}
+	if c.gc.OutboundBuffered() > 0 {
+		_ = c.gc.Flush()
+		if c.closed || c.gc.OutboundBuffered() > 0 {
+			return
+		}
+	}
+	if c.tls != nil && c.wpending {
+		return
+	}
+	c.grantWait = nil
+	close(g.ch)
+}

@@ -1,0 +1,208 @@
+//go:build unix
+
+package engine
+
+import (
+	"errors"
+	"log/slog"
+	"strconv"
+
+	"github.com/gwist/gwist/http1"
+)
+
+// Streaming responses. A handler on a worker that calls Flush, or whose
+// Writes pass Config.StreamThreshold, sends its head at once and its body
+// as it writes it: raw after a Content-Length the handler set, chunked on
+// HTTP/1.1 otherwise (with trailers from Exchange.Trailer), until the close
+// for HTTP/1.0. The state lives in a stream per response (not per
+// connection), made only when a response streams, so a handler that never
+// flushes keeps the single serialized write and its zero allocations.
+// How the bytes reach the socket, and the backpressure, is outbound.go.
+
+// Errors a streaming handler's Write or Flush can return.
+var (
+	// ErrInlineStreaming: Flush on a server running handlers on the event
+	// loop (Config.Inline), where a handler must never wait for a client.
+	// Writes there are buffered and the response is sent whole.
+	ErrInlineStreaming = errors.New("engine: streaming needs the worker pool (the server is Inline)")
+	// ErrClientGone: the connection closed (the client left, or the server
+	// closed it); nothing more of the response can be sent.
+	ErrClientGone = errors.New("engine: client gone")
+	// ErrBodyLength: the handler wrote more than the Content-Length it set.
+	// The connection is closed after what was sent, so the response is seen
+	// as truncated rather than mis-framed.
+	ErrBodyLength = errors.New("engine: response body longer than its Content-Length")
+	// ErrStreamWriteTimeout: the client took none of the queued response
+	// for Config.WriteTimeout.
+	ErrStreamWriteTimeout = errors.New("engine: write timeout: the client stopped reading")
+)
+
+// stream is one response being sent while its handler runs. Only the
+// handler's goroutine touches it; the loop reaches it through the grant
+// channel alone.
+type stream struct {
+	ex       *Exchange
+	b        *batch
+	framing  http1.BodyFraming
+	declared int64 // the Content-Length, with FramingLength
+	sent     int64 // body bytes accepted
+	keep     bool  // the head did not say Connection: close
+	// broken: the response cannot be completed (over- or under-written
+	// length, a failure mid-stream): the connection closes after it.
+	broken bool
+	err    error // sticky: every later Write returns it
+
+	outbound
+}
+
+// Streaming reports whether the response's head has been sent: Status,
+// Header and Body then no longer change what the client gets.
+func (ex *Exchange) Streaming() bool { return ex.st != nil }
+
+// Flush sends the head, if not yet sent, and the body written so far,
+// without waiting for the client to read it (Write blocks once too much is
+// queued). On an Inline server it returns ErrInlineStreaming and sends
+// nothing.
+func (ex *Exchange) Flush() error {
+	if ex.b == nil {
+		return ErrInlineStreaming
+	}
+	if ex.st == nil {
+		return ex.startStream()
+	}
+	st := ex.st
+	if st.err != nil {
+		return st.err
+	}
+	return st.fail(st.drain(st.b.c.config().MaxStreamQueued))
+}
+
+// AbortStream marks a streamed response as failed: the body is not ended
+// (no last chunk) and the connection closes, so the client sees it
+// truncated. It does nothing before the head is sent.
+func (ex *Exchange) AbortStream() {
+	if ex.st != nil {
+		ex.st.broken = true
+	}
+}
+
+// startStream serializes the head in front of what the handler wrote, and
+// any responses of the batch before this one, and starts sending.
+func (ex *Exchange) startStream() error {
+	b := ex.b
+	c := b.c
+	cfg := c.config()
+	st := &stream{ex: ex, b: b}
+	ex.st = st
+	status := ex.Status
+	if status == 0 {
+		status = 200
+	}
+	st.keep = ex.Request.KeepAlive && !ex.wantsClose() && !c.srv.draining.Load()
+	head := http1.ResponseHead{
+		Status:        status,
+		Header:        &ex.Header,
+		ContentLength: -1,
+		ProtoMinor:    ex.Request.ProtoMinor,
+		KeepAlive:     st.keep,
+		HeadRequest:   ex.Request.Method == "HEAD",
+		Server:        cfg.ServerName,
+	}
+	if v := ex.Header.Get("Content-Length"); v != "" {
+		n, ok := http1.ParseContentLength(v)
+		if !ok {
+			c.srv.logStream(ex, "ignoring an invalid Content-Length set by the handler: "+strconv.Quote(v))
+		} else {
+			head.ContentLength = n
+		}
+	}
+	st.framing = head.Framing()
+	st.declared = head.ContentLength
+	if st.framing == http1.FramingClose {
+		st.keep = false
+	}
+	// The batch's earlier responses go first, then this head.
+	st.pend = http1.AppendHead(append(st.pend, b.out...), &head)
+	b.out = b.out[:0]
+	st.startOutbound(b)
+	body := ex.Body
+	ex.Body = ex.Body[:0]
+	if len(body) > 0 {
+		_, err := st.write(body)
+		return err
+	}
+	return st.fail(st.drain(cfg.MaxStreamQueued))
+}
+
+// write frames p and queues it, blocking while more than MaxStreamQueued
+// waits for the socket.
+func (st *stream) write(p []byte) (int, error) {
+	if st.err != nil {
+		return 0, st.err
+	}
+	if err := st.ex.cancel.errNow(); err != nil {
+		return 0, st.fail(ErrClientGone)
+	}
+	switch st.framing {
+	case http1.FramingNone:
+		st.sent += int64(len(p))
+		return len(p), nil
+	case http1.FramingLength:
+		if int64(len(p)) > st.declared-st.sent {
+			st.broken = true // and err is not sticky through fail: finish still sends
+			st.b.c.srv.logStream(st.ex, "handler wrote more than its Content-Length "+strconv.FormatInt(st.declared, 10)+"; closing the connection")
+			st.err = ErrBodyLength
+			return 0, st.err
+		}
+		st.pend = append(st.pend, p...)
+	case http1.FramingChunked:
+		if len(p) == 0 {
+			return 0, nil
+		}
+		st.pend = http1.AppendChunkHeader(st.pend, len(p))
+		st.pend = append(append(st.pend, p...), "\r\n"...)
+	default:
+		st.pend = append(st.pend, p...)
+	}
+	st.sent += int64(len(p))
+	if err := st.fail(st.drain(st.b.c.config().MaxStreamQueued)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// fail makes err sticky (nil stays nil).
+func (st *stream) fail(err error) error {
+	if err != nil && st.err == nil {
+		st.err = err
+		st.broken = true
+	}
+	return err
+}
+
+// finish runs on the worker when the handler has returned: end the body,
+// send what is queued, and report whether the connection stays open.
+func (st *stream) finish() (keep bool) {
+	if st.err == nil && !st.broken {
+		switch st.framing {
+		case http1.FramingLength:
+			if st.sent != st.declared {
+				st.broken = true
+				st.b.c.srv.logStream(st.ex, "handler wrote "+strconv.FormatInt(st.sent, 10)+" of its Content-Length "+
+					strconv.FormatInt(st.declared, 10)+"; closing the connection")
+			}
+		case http1.FramingChunked:
+			st.pend = http1.AppendLastChunk(st.pend, st.ex.Trailer.Fields())
+		}
+	}
+	if st.err == nil || st.err == ErrBodyLength {
+		st.finishOutbound() // what was written within the length still goes
+	}
+	return st.keep && !st.broken
+}
+
+// logStream reports a streamed response that could not be completed.
+func (s *Server) logStream(ex *Exchange, msg string) {
+	s.cfg.Logger.Error("gwist: "+msg, slog.String("method", ex.Request.Method),
+		slog.String("target", ex.Request.Target))
+}
