@@ -17,7 +17,7 @@
 //	GET  /slow?ms=N  waits N ms (at most 10000), then "done"
 //	GET  /events?n=N&ms=M
 //	                 Server-Sent Events: a counter event ("id: i", "data: i")
-//	                 every M ms (default 1000, at most 60000), N of them
+//	                 every M ms (default 100, at most 60000), N of them
 //	                 (default 3, at most 100000), then the stream ends
 //	GET  /download?bytes=N
 //	                 N bytes (at most 8 GiB) of generated data with a
@@ -169,7 +169,7 @@ func events(c *gwist.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ms, err := queryInt(c, "ms", 1000, maxEventMillis)
+	ms, err := queryInt(c, "ms", 100, maxEventMillis)
 	if err != nil {
 		return err
 	}
