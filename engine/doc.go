@@ -1,7 +1,8 @@
 // Package engine runs gwist's HTTP servers on gnet event loops.
 //
-// It is the only package that imports gnet. It owns the sockets, the
-// per-connection state, the timers (gnet has no deadlines), the dispatch of
+// It is the only package that imports gnet. It owns the listening socket,
+// accepting on a goroutine of its own that survives every accept error and
+// hands each socket to a gnet loop (listener.go), the per-connection state, the timers (gnet has no deadlines), the dispatch of
 // requests to a bounded worker pool (or inline on the loop), the in-order
 // write-back of responses and the graceful drain. Protocol work is delegated
 // to the sans-I/O packages http1 (and, for HTTPS, tlsstate).
@@ -13,7 +14,10 @@
 //     a worker writes (and, over TLS, encrypts) its own output to the fd
 //     under conn.wmu while the loop has granted it that side, for a direct
 //     batch (direct.go) or a streamed response (outbound.go); meanwhile the
-//     loop queues everything else of the connection behind it.
+//     loop queues everything else of the connection behind it. A TLS
+//     handshake goroutine writes its flights the same way (tls.go).
+//   - The accept goroutine touches no connection: gnet registers the socket
+//     on its loop, and OnOpen runs there.
 //   - Buffers from gnet (Peek) are valid only during the callback; the http1
 //     parser copies what a request needs.
 package engine
