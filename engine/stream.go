@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"strconv"
@@ -171,11 +172,14 @@ func (st *stream) write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// fail makes err sticky (nil stays nil).
+// fail makes err sticky (nil stays nil). The request's context is
+// cancelled with it, so a handler that sees the error finds its context
+// done too, even before the loop has noticed the close.
 func (st *stream) fail(err error) error {
 	if err != nil && st.err == nil {
 		st.err = err
 		st.broken = true
+		st.ex.cancel.cancel(context.Canceled)
 	}
 	return err
 }
