@@ -102,9 +102,10 @@ func runBatch(b *batch) {
 // Run is called on the connection's loop once the worker is done.
 func (b *batch) Run(context.Context) error {
 	b.done = true
-	if g := b.c.grantWait; g != nil && g.b == b {
-		b.c.grantWait = nil // it finished without needing the write side
+	d := &b.c.h1
+	if g := d.grantWait; g != nil && g.b == b {
+		d.grantWait = nil // it finished without needing the write side
 	}
-	b.c.onBatchDone()
+	d.onBatchDone()
 	return nil
 }
