@@ -29,6 +29,8 @@ type batch struct {
 	writeErr error
 	// unbound: its worker left the pool's bound to stream (workers.go).
 	unbound bool
+	// detached: the response its last request detached (detached.go).
+	detached *Detached
 	// dstate: how a direct batch comes back to the loop; see direct.go.
 	dstate atomic.Uint32
 	next   *batch // the connection's next batch, in response order
@@ -53,6 +55,7 @@ func (b *batch) release() {
 	}
 	b.c, b.reqs, b.done, b.closeAfter, b.next = nil, 0, false, false, nil
 	b.direct, b.firstTLS, b.cipher, b.writeErr, b.unbound = false, false, false, nil, false
+	b.detached = nil
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)
 }
@@ -77,6 +80,14 @@ func runBatch(b *batch) (unbound bool) {
 	for i, ex := range b.exs {
 		ex.b = b
 		s.serve(ex)
+		if ex.st != nil && ex.st.detached != nil {
+			// The last of the batch (Detach checks): the loop takes over.
+			b.detached = ex.st.detached
+			if ex.st.broken {
+				b.detached.abort()
+			}
+			break
+		}
 		var keep bool
 		if ex.st != nil {
 			keep = ex.st.finish() // streamed (stream.go): sends the rest itself
@@ -93,7 +104,7 @@ func runBatch(b *batch) (unbound bool) {
 		}
 	}
 	unbound = b.unbound
-	if b.direct && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
+	if b.direct && b.detached == nil && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
 		return unbound // written; the loop collects the batch when it next looks
 	}
 	// An error: the engine is stopping and the loop is gone, so nobody will
@@ -105,11 +116,15 @@ func runBatch(b *batch) (unbound bool) {
 
 // Run is called on the connection's loop once the worker is done.
 func (b *batch) Run(context.Context) error {
-	b.done = true
 	d := &b.c.h1
 	if g := d.grantWait; g != nil && g.b == b {
 		d.grantWait = nil // it finished without needing the write side
 	}
+	if b.detached != nil {
+		b.detached.adopt() // not done: the response goes on
+		return nil
+	}
+	b.done = true
 	d.onBatchDone()
 	return nil
 }
