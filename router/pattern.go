@@ -68,8 +68,10 @@ func parsePattern(pattern string) ([]piece, error) {
 		switch {
 		case name == "":
 			return nil, fmt.Errorf("empty wildcard name at byte %d", i)
-		case strings.ContainsAny(name, ":*{}"):
-			return nil, fmt.Errorf("wildcard name %q contains ':', '*', '{' or '}' (one wildcard per segment)", name)
+		case strings.ContainsAny(name, ":*"):
+			return nil, fmt.Errorf("wildcard name %q contains ':' or '*' (one wildcard per segment)", name)
+		case strings.ContainsAny(name, "{}"):
+			return nil, braceError(pattern, i)
 		case slices.Contains(names, name):
 			return nil, fmt.Errorf("duplicate parameter name %q", name)
 		case kind == pieceCatchAll && end != len(pattern):
