@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
-	"strconv"
-	"time"
 )
 
 // ErrInlineFileTooLarge is returned by File, FileFS and the Static handlers
@@ -51,7 +49,7 @@ func (c *Ctx) File(path string) error {
 		return fileError(err)
 	}
 	defer f.Close()
-	return c.serveOpenFile(f, path, nil, "")
+	return c.serveOpenFile(f, path, nil, nil, "")
 }
 
 // FileFS sends the file name from fsys (an embed.FS, os.DirFS, ...),
@@ -66,7 +64,7 @@ func (c *Ctx) FileFS(fsys fs.FS, name string) error {
 		return err
 	}
 	defer f.Close()
-	return c.serveOpenFile(f, name, fsys, name)
+	return c.serveOpenFile(f, name, nil, fsys, name)
 }
 
 // openRegular opens a regular file of fsys, refusing directories, devices
@@ -98,9 +96,9 @@ func fileError(err error) error {
 }
 
 // serveOpenFile answers with f, whose name gives the Content-Type by
-// extension; fsys and fsName identify it for the content-hash ETag of
-// files without a modification time (embed.FS).
-func (c *Ctx) serveOpenFile(f fs.File, name string, fsys fs.FS, fsName string) error {
+// extension; etags, fsys and fsName identify it for the content-hash ETag
+// of files without a modification time (see contentETag).
+func (c *Ctx) serveOpenFile(f fs.File, name string, etags *hashETags, fsys fs.FS, fsName string) error {
 	info, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("gwist: stat %s: %w", name, err)
@@ -110,26 +108,11 @@ func (c *Ctx) serveOpenFile(f fs.File, name string, fsys fs.FS, fsName string) e
 	}
 	etag := fileETag(info)
 	if etag == "" && fsys != nil {
-		if etag, err = contentETag(fsys, fsName, f); err != nil {
+		if etag, err = contentETag(etags, fsys, fsName, info.Size(), f); err != nil {
 			return fmt.Errorf("gwist: hashing %s: %w", name, err)
 		}
 	}
 	return c.serveContent(f, name, info.Size(), info.ModTime(), etag)
-}
-
-// fileETag is the file's strong ETag from its modification time and size
-// (like nginx's), "" when the modification time is unknown.
-func fileETag(info fs.FileInfo) string {
-	mt := info.ModTime()
-	if mt.IsZero() || mt.Equal(time.Unix(0, 0)) {
-		return ""
-	}
-	b := make([]byte, 0, 36)
-	b = append(b, '"')
-	b = strconv.AppendInt(b, mt.UnixNano(), 16)
-	b = append(b, '-')
-	b = strconv.AppendInt(b, info.Size(), 16)
-	return string(append(b, '"'))
 }
 
 // readerAt gives random access to f: its own ReadAt, or Seek and Read; nil

@@ -15,6 +15,7 @@ type StaticOption func(*staticConfig)
 type staticConfig struct {
 	index    string
 	dotfiles bool
+	etags    hashETags // for files without a modification time
 }
 
 // StaticIndex sets the file served for a directory (default
@@ -44,10 +45,11 @@ func (g *Group) Static(prefix, dir string, opts ...StaticOption) {
 }
 
 // StaticFS serves the files of fsys (an embed.FS, fs.Sub of one, os.DirFS,
-// ...) at prefix, like Static. Files of an embed.FS, which have no
-// modification time, get an ETag from a hash of their content, computed
-// once per file; files of other file systems without modification times
-// get neither ETag nor Last-Modified.
+// ...) at prefix, like Static. Files without a modification time (all of
+// an embed.FS's) get no Last-Modified and an ETag from a hash of their
+// content, computed on first use and kept for the App's life: StaticFS
+// assumes such files do not change while served (a change of size is
+// noticed).
 func (g *Group) StaticFS(prefix string, fsys fs.FS, opts ...StaticOption) {
 	cfg := staticConfig{index: "index.html"}
 	for _, o := range opts {
@@ -93,7 +95,7 @@ func (c *Ctx) serveStatic(fsys fs.FS, cfg *staticConfig, raw string) error {
 		return err2
 	}
 	defer f.Close()
-	return c.serveOpenFile(f, name, fsys, name)
+	return c.serveOpenFile(f, name, &cfg.etags, fsys, name)
 }
 
 // staticName turns the raw path under a Static prefix into an fs.FS name,
