@@ -315,6 +315,7 @@ func TestStaticNoWayOut(t *testing.T) {
 		{"dot element", "/static/./hello.txt", 400},
 		{"encoded slash", "/static/sub%2f..%2f..%2fsecret.txt", 400},
 		{"encoded slash upper", "/static/..%2Fsecret.txt", 400},
+		{"encoded slash to a served file", "/static/sub%2Findex.html", 400},
 		{"encoded backslash", "/static/..%5csecret.txt", 400},
 		{"backslash", "/static/..\\secret.txt", 400},
 		{"encoded NUL", "/static/hello.txt%00.png", 400},
