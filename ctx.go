@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -26,6 +24,7 @@ type Ctx struct {
 	route     string
 	responded bool
 	headerErr error
+	form      *formState // parsed form (form.go)
 }
 
 func (c *Ctx) reset(a *App, ex *engine.Exchange) {
@@ -34,6 +33,7 @@ func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 	c.route = ""
 	c.responded = false
 	c.headerErr = nil
+	c.releaseForm()
 }
 
 // Method is the request method.
@@ -89,22 +89,6 @@ func (c *Ctx) Request() *http1.Request { return &c.ex.Request }
 // Body is the request body, already read in full and bounded by
 // WithMaxBodyBytes.
 func (c *Ctx) Body() []byte { return c.ex.Request.Body }
-
-// BindJSON decodes the JSON request body into v. It answers (through the
-// returned *HTTPError) 415 when the Content-Type is set and is not JSON, and
-// 400 when the body is not valid JSON for v.
-func (c *Ctx) BindJSON(v any) error {
-	if ct := c.Header("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return &HTTPError{Code: http.StatusUnsupportedMediaType, Message: "Content-Type must be application/json"}
-		}
-	}
-	if err := json.Unmarshal(c.ex.Request.Body, v); err != nil {
-		return &HTTPError{Code: http.StatusBadRequest, Message: "invalid JSON body", Err: err}
-	}
-	return nil
-}
 
 // Context returns a context cancelled when the client goes away or the
 // server force-closes the connection.
