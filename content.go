@@ -2,17 +2,20 @@ package gwist
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"mime"
 	"net/http"
+	"os"
 	"path"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/gwist/gwist/engine"
 	"github.com/gwist/gwist/internal/conditional"
 )
 
@@ -144,9 +147,21 @@ func (c *Ctx) sendParts(src *fileSource, code int, parts []part) error {
 	bp := fileChunks.Get().(*[]byte)
 	defer fileChunks.Put(bp)
 	buf := *bp
+	osFile, _ := src.f.(*os.File)
 	for _, p := range parts {
 		if _, err := io.WriteString(c, p.head); err != nil {
 			return err
+		}
+		if osFile != nil && src.ra != nil {
+			// From the page cache to the socket, where the engine can.
+			c.responded = true
+			err := c.ex.SendFile(osFile, p.start, p.length)
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, engine.ErrNoSendfile) {
+				return err
+			}
 		}
 		for off, end := p.start, p.start+p.length; off < end; {
 			n := int(min(int64(len(buf)), end-off))
