@@ -72,11 +72,10 @@ type ErrorHandler func(c *Ctx, err error)
 func DefaultErrorHandler(c *Ctx, err error) {
 	var he *HTTPError
 	if !errors.As(err, &he) {
-		if c.Context().Err() != nil {
+		if c.ex.Context().Err() != nil {
 			c.app.goneErrs.log(c, err)
 		} else {
-			c.app.logger().Error("gwist: handler error", slog.String("method", c.Method()),
-				slog.String("path", c.Path()), slog.Any("error", err))
+			c.app.logger().Error("gwist: handler error", append(c.logAttrs(), slog.Any("error", err))...)
 		}
 		he = &HTTPError{Code: http.StatusInternalServerError}
 	}
@@ -102,7 +101,6 @@ func (g *goneErrors) log(c *Ctx, err error) {
 	g.count.Add(1)
 	if ok, n := g.lines.Allow(); ok {
 		c.app.logger().Info("gwist: handler error after the client went away",
-			slog.String("method", c.Method()), slog.String("path", c.Path()),
-			slog.Any("error", err), slog.Uint64("unlogged_since_last", n))
+			append(c.logAttrs(), slog.Any("error", err), slog.Uint64("unlogged_since_last", n))...)
 	}
 }
