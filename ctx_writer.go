@@ -9,10 +9,18 @@ import (
 // such as a compressor. Write must not keep p (io.Writer's rule); Flush
 // sends what was written so far and makes the response stream (see
 // Ctx.Flush).
+//
+// A writer that holds bytes back (a compressor) should also have a
+// ResetBody() method: ResetResponse calls it on the installed writer, which
+// drops what it holds and calls its own next writer's ResetBody if any, so
+// an error answer after a panic is not mixed with the abandoned body.
 type BodyWriter interface {
 	Write(p []byte) (int, error)
 	Flush() error
 }
+
+// bodyResetter is the optional ResetBody of a BodyWriter.
+type bodyResetter interface{ ResetBody() }
 
 // Writer returns the body writer in use: the one the last SetWriter
 // installed, or the Ctx's own, which writes to the response directly. A
@@ -128,11 +136,15 @@ var representationHeaders = [...]string{
 // (Content-Type, Content-Length, Content-Encoding, Content-Range,
 // Content-Disposition, ETag, Last-Modified, Trailer). Other headers, such
 // as the ones middleware set before calling next (X-Request-ID, CORS), are
-// kept. It returns false, and changes nothing, once the head has been
-// sent.
+// kept. An error returned after it is answered by the error handler even
+// if an earlier one was. It returns false, and changes nothing, once the
+// head has been sent.
 func (c *Ctx) ResetResponse() bool {
 	if c.ex.Streaming() {
 		return false
+	}
+	if r, ok := c.w.(bodyResetter); ok {
+		r.ResetBody()
 	}
 	c.ex.Status = 0
 	c.ex.Body = c.ex.Body[:0]
@@ -142,5 +154,6 @@ func (c *Ctx) ResetResponse() bool {
 	}
 	c.responded = false
 	c.written = 0
+	c.handled = nil // the answer to an earlier error is gone: answer the next one
 	return true
 }

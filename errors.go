@@ -1,6 +1,7 @@
 package gwist
 
 import (
+	"context"
 	"errors"
 	"github.com/gwist/gwist/engine"
 	"log/slog"
@@ -75,7 +76,7 @@ func DefaultErrorHandler(c *Ctx, err error) {
 		if c.ex.Context().Err() != nil {
 			c.app.goneErrs.log(c, err)
 		} else {
-			c.app.logger().Error("gwist: handler error", append(c.logAttrs(), slog.Any("error", err))...)
+			c.app.logError(c, "gwist: handler error", slog.Any("error", err))
 		}
 		he = &HTTPError{Code: http.StatusInternalServerError}
 	}
@@ -100,7 +101,7 @@ type goneErrors struct {
 func (g *goneErrors) log(c *Ctx, err error) {
 	g.count.Add(1)
 	if ok, n := g.lines.Allow(); ok {
-		c.app.logger().Info("gwist: handler error after the client went away",
-			append(c.logAttrs(), slog.Any("error", err), slog.Uint64("unlogged_since_last", n))...)
+		c.app.logger().LogAttrs(context.Background(), slog.LevelInfo, "gwist: handler error after the client went away",
+			append(c.LogAttrs(), slog.Any("error", err), slog.Uint64("unlogged_since_last", n))...)
 	}
 }

@@ -1,6 +1,7 @@
 package gwist
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -110,8 +111,7 @@ func (a *App) recoverPanic(c *Ctx) {
 		return
 	}
 	pe := &PanicError{Value: r, Stack: debug.Stack()}
-	a.logger().Error("gwist: handler panic", append(c.logAttrs(),
-		slog.Any("panic", r), slog.String("stack", string(pe.Stack)))...)
+	a.logError(c, "gwist: handler panic", slog.Any("panic", r), slog.String("stack", string(pe.Stack)))
 	if !c.ResetResponse() {
 		c.ex.AbortStream() // a streamed response cannot become a 500 any more
 		return
@@ -121,16 +121,27 @@ func (a *App) recoverPanic(c *Ctx) {
 	a.checkHeaders(c)
 }
 
-// logAttrs are a request's fields for gwist's log lines.
-func (c *Ctx) logAttrs() []any {
-	attrs := []any{
-		slog.String("method", c.ex.Request.Method), slog.String("path", c.ex.Request.Path),
-		slog.String("route", c.route), slog.Any("remote", c.RemoteAddr()),
+// LogAttrs are the request's fields for a log line about it: method,
+// path, route, remote (the client's address) and, when a request ID was
+// Set under RequestIDKey, request_id. gwist's own lines carry them.
+func (c *Ctx) LogAttrs() []slog.Attr {
+	attrs := make([]slog.Attr, 4, 8)
+	attrs[0] = slog.String("method", c.Method())
+	attrs[1] = slog.String("path", c.Path())
+	attrs[2] = slog.String("route", c.route)
+	attrs[3] = slog.String("remote", "")
+	if ra := c.RemoteAddr(); ra != nil {
+		attrs[3] = slog.String("remote", ra.String())
 	}
 	if id := c.requestID(); id != "" {
 		attrs = append(attrs, slog.String("request_id", id))
 	}
 	return attrs
+}
+
+// logError logs msg at ERROR with the request's fields and more.
+func (a *App) logError(c *Ctx, msg string, more ...slog.Attr) {
+	a.logger().LogAttrs(context.Background(), slog.LevelError, msg, append(c.LogAttrs(), more...)...)
 }
 
 // checkHeaders turns a refused response header (header injection) into a
@@ -142,11 +153,10 @@ func (a *App) checkHeaders(c *Ctx) {
 	ex := c.ex
 	if ex.Streaming() {
 		ex.AbortStream()
-		a.logger().Error("gwist: invalid trailer on a streamed response", append(c.logAttrs(),
-			slog.Any("error", c.headerErr))...)
+		a.logError(c, "gwist: invalid trailer on a streamed response", slog.Any("error", c.headerErr))
 		return
 	}
-	a.logger().Error("gwist: invalid response header", append(c.logAttrs(), slog.Any("error", c.headerErr))...)
+	a.logError(c, "gwist: invalid response header", slog.Any("error", c.headerErr))
 	ex.Header.Reset()
 	ex.Status = http.StatusInternalServerError
 	ex.Body = append(ex.Body[:0], "Internal Server Error\n"...)
@@ -161,8 +171,7 @@ func (a *App) streamFailed(c *Ctx, err error) {
 		a.goneErrs.log(c, err)
 		return
 	}
-	a.logger().Error("gwist: handler error after its response began to stream",
-		append(c.logAttrs(), slog.Any("error", err))...)
+	a.logError(c, "gwist: handler error after its response began to stream", slog.Any("error", err))
 }
 
 func (a *App) redirectSlash(c *Ctx, path string) error {
