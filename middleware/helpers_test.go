@@ -99,3 +99,5 @@ func readAll(r *http.Response) ([]byte, error) {
 	defer r.Body.Close()
 	return io.ReadAll(r.Body)
 }
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
