@@ -63,9 +63,16 @@ func CORS(cfg CORSConfig) gwist.Middleware {
 	}
 	// "*" without credentials does not depend on the origin.
 	echoOrigin := !anyOrigin || cfg.AllowCredentials
-	allowed := func(origin string) bool {
-		return anyOrigin || slices.Contains(cfg.AllowOrigins, origin) ||
-			(cfg.AllowOriginFunc != nil && cfg.AllowOriginFunc(origin))
+	// allowed returns the origin to echo (the configured string when
+	// listed, so that nothing is copied) and whether it is allowed.
+	allowed := func(origin string) (string, bool) {
+		if i := slices.Index(cfg.AllowOrigins, origin); i >= 0 {
+			return cfg.AllowOrigins[i], true
+		}
+		if anyOrigin || (cfg.AllowOriginFunc != nil && cfg.AllowOriginFunc(origin)) {
+			return strings.Clone(origin), true
+		}
+		return "", false
 	}
 	return func(next gwist.HandlerFunc) gwist.HandlerFunc {
 		return func(c *gwist.Ctx) error {
@@ -78,14 +85,15 @@ func CORS(cfg CORSConfig) gwist.Middleware {
 			if origin == "" {
 				return next(c)
 			}
-			if !allowed(origin) {
+			origin, ok := allowed(origin)
+			if !ok {
 				if preflight {
 					return c.NoContent(http.StatusNoContent)
 				}
 				return next(c)
 			}
 			if echoOrigin {
-				c.SetHeader("Access-Control-Allow-Origin", strings.Clone(origin))
+				c.SetHeader("Access-Control-Allow-Origin", origin)
 			} else {
 				c.SetHeader("Access-Control-Allow-Origin", "*")
 			}
