@@ -48,7 +48,7 @@ func ExampleCtx_UnsafeHeader() {
 	seen := map[string]int{}
 	app := gwist.New(gwist.WithInline(true))
 	app.GET("/", func(c *gwist.Ctx) error {
-		seen[c.Query("tag")]++ // a copy: safe as a map key
+		seen[c.Query("tag")]++                // a copy: safe as a map key
 		if c.UnsafeHeader("X-Debug") == "1" { // compared, not kept: no copy needed
 			return c.String(200, "debug")
 		}
