@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -28,6 +26,7 @@ type Ctx struct {
 	route     string
 	responded bool
 	headerErr error
+	form      *formState // parsed form (form.go)
 
 	bodyTaken bool           // Body handed the request's body buffer over
 	req       *http1.Request // Request's copy, made on its first call
@@ -45,6 +44,7 @@ func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 	c.route = ""
 	c.responded = false
 	c.headerErr = nil
+	c.releaseForm()
 	c.bodyTaken = false
 	c.req = nil
 	c.ctx = nil
@@ -59,6 +59,7 @@ func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 
 // finish releases what the request held once its handlers returned.
 func (c *Ctx) finish() {
+	c.releaseForm() // a multipart form's temporary files
 	if len(c.ctxStops) > 0 {
 		for _, stop := range c.ctxStops {
 			stop()
@@ -147,21 +148,6 @@ func (c *Ctx) Body() []byte {
 	return c.ex.Request.Body
 }
 
-// BindJSON decodes the JSON request body into v. It answers (through the
-// returned *HTTPError) 415 when the Content-Type is set and is not JSON, and
-// 400 when the body is not valid JSON for v.
-func (c *Ctx) BindJSON(v any) error {
-	if ct := c.ex.Request.Header("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return &HTTPError{Code: http.StatusUnsupportedMediaType, Message: "Content-Type must be application/json"}
-		}
-	}
-	if err := json.Unmarshal(c.ex.Request.Body, v); err != nil {
-		return &HTTPError{Code: http.StatusBadRequest, Message: "invalid JSON body", Err: err}
-	}
-	return nil
-}
 
 // RemoteAddr is the client's address.
 func (c *Ctx) RemoteAddr() net.Addr { return c.ex.RemoteAddr() }

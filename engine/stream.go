@@ -52,6 +52,9 @@ type stream struct {
 	// length, a failure mid-stream): the connection closes after it.
 	broken bool
 	err    error // sticky: every later Write returns it
+	// detached: the handler handed the rest of the body to a Detached
+	// (detached.go); the stream writes nothing more.
+	detached *Detached
 
 	outbound
 }
@@ -72,6 +75,9 @@ func (ex *Exchange) Flush() error {
 		return ex.startStream()
 	}
 	st := ex.st
+	if st.detached != nil {
+		return ErrDetach
+	}
 	if st.err != nil {
 		return st.err
 	}
@@ -126,6 +132,7 @@ func (ex *Exchange) startStream() error {
 	st.pend = http1.AppendHead(append(st.pend, b.out...), &head)
 	b.out = b.out[:0]
 	st.startOutbound(b)
+	cfg.Workers.leaveBound(b)
 	body := ex.Body
 	ex.Body = ex.Body[:0]
 	if len(body) > 0 {
@@ -138,6 +145,9 @@ func (ex *Exchange) startStream() error {
 // write frames p and queues it, blocking while more than MaxStreamQueued
 // waits for the socket.
 func (st *stream) write(p []byte) (int, error) {
+	if st.detached != nil {
+		return 0, ErrDetach
+	}
 	if st.err != nil {
 		return 0, st.err
 	}
