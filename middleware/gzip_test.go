@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/gwist/gwist"
@@ -165,5 +166,23 @@ func TestGzipOutsideRecover(t *testing.T) {
 	}
 	if resp.StatusCode != 500 || got != "Internal Server Error\n" {
 		t.Fatalf("%d %v %q", resp.StatusCode, resp.Header, got)
+	}
+}
+
+// TestGzipStaticFiles: files served by StaticFS go through Gzip too, both
+// the small ones (read into the response) and the large (streamed) ones.
+func TestGzipStaticFiles(t *testing.T) {
+	small := strings.Repeat("small file line\n", 200)   // 3.2 KB
+	large := strings.Repeat("large file line\n", 40000) // 640 KB: streamed
+	app := gwist.New()
+	app.Use(middleware.Gzip(middleware.GzipConfig{}))
+	app.StaticFS("/s", fstest.MapFS{"small.txt": {Data: []byte(small)}, "large.txt": {Data: []byte(large)}})
+	url := startApp(t, app)
+	client := newClient(t)
+	for name, want := range map[string]string{"small.txt": small, "large.txt": large} {
+		resp, body := do(t, client, "GET", url+"/s/"+name, map[string]string{"Accept-Encoding": "gzip"}, "")
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" || gunzip(t, body) != want {
+			t.Fatalf("%s: %d %v (%d bytes)", name, resp.StatusCode, resp.Header, len(body))
+		}
 	}
 }
