@@ -129,8 +129,9 @@ func (c *Ctx) sendParts(src *fileSource, code int, parts []part) error {
 	if c.Method() == http.MethodHead && !inline {
 		return c.Flush() // the head says the length; there is no body
 	}
-	if inline || total <= fileChunk {
-		// Buffered: read straight into the response body.
+	if (inline || total <= fileChunk) && c.w == nil {
+		// Buffered: read straight into the response body (unless a
+		// middleware's body writer must see it: then through c.Write).
 		start := len(c.ex.Body)
 		c.ex.Body = slices.Grow(c.ex.Body, int(total))
 		for _, p := range parts {
@@ -142,6 +143,7 @@ func (c *Ctx) sendParts(src *fileSource, code int, parts []part) error {
 				return c.fileReadFailed(err)
 			}
 		}
+		c.written += total
 		return nil
 	}
 	bp := fileChunks.Get().(*[]byte)
@@ -189,6 +191,7 @@ func (c *Ctx) fileReadFailed(err error) error {
 		c.ex.Body = c.ex.Body[:0]
 		c.ex.Status = 0
 		c.responded = false
+		c.written = 0
 	}
 	return fmt.Errorf("gwist: reading file: %w", err)
 }
