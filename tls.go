@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"time"
 
 	"github.com/gwist/gwist/engine"
@@ -34,14 +35,16 @@ func WithMaxHandshakes(n int) Option { return func(c *config) { c.tls.MaxHandsha
 // or in a Config that GetConfigForClient returns), TLS 1.2 offers only
 // ECDHE suites with AES-GCM or ChaCha20-Poly1305 (forward secrecy and
 // AEAD; Go's own default adds CBC-SHA1 suites); a list you set is used as
-// is. cfg itself is not modified. A plaintext and a TLS listener can run
-// in one App.
+// is. NextProtos is limited to the protocols gwist serves (http/1.1
+// until HTTP/2 lands), so a client is never promised one it will not get.
+// cfg itself is not modified. A plaintext and a TLS listener can run in
+// one App.
 func (a *App) StartTLS(addr string, cfg *tls.Config) (net.Addr, error) {
 	if cfg == nil {
 		return nil, errors.New("gwist: StartTLS needs a *tls.Config")
 	}
 	tc := a.cfg.tls
-	tc.TLS = withDefaultCipherSuites(cfg)
+	tc.TLS = withServerDefaults(cfg)
 	ts, err := tlsstate.NewServer(tc)
 	if err != nil {
 		return nil, err
@@ -63,32 +66,62 @@ var defaultCipherSuites = []uint16{
 	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 }
 
-// withDefaultCipherSuites returns cfg, or a clone of it with
-// defaultCipherSuites when it sets no CipherSuites. A GetConfigForClient
-// callback is wrapped so that the Configs it returns get the same default.
-func withDefaultCipherSuites(cfg *tls.Config) *tls.Config {
-	if cfg.CipherSuites != nil && cfg.GetConfigForClient == nil {
-		return cfg
-	}
+// spokenProtocols are the ALPN protocol names gwist serves. NextProtos is
+// filtered to them, so that a client is never told "h2" by a server that
+// would then answer it in HTTP/1.1.
+var spokenProtocols = []string{"http/1.1"}
+
+// withServerDefaults returns a clone of cfg with gwist's defaults: the
+// default cipher suites when it sets none, and NextProtos limited to what
+// gwist speaks. A GetConfigForClient callback is wrapped so that the
+// Configs it returns get the same.
+func withServerDefaults(cfg *tls.Config) *tls.Config {
 	cfg = cfg.Clone()
-	if cfg.CipherSuites == nil {
-		cfg.CipherSuites = defaultCipherSuites
-	}
+	applyServerDefaults(cfg)
 	if get := cfg.GetConfigForClient; get != nil {
 		cfg.GetConfigForClient = func(h *tls.ClientHelloInfo) (*tls.Config, error) {
 			c, err := get(h)
-			if c == nil || err != nil || c.CipherSuites != nil {
+			if c == nil || err != nil || (c.CipherSuites != nil && onlySpoken(c.NextProtos)) {
 				return c, err
 			}
 			// Clone is documented safe on a Config in use; explicit
 			// session ticket keys carry over (otherwise crypto/tls uses
 			// the outer Config's, as it would without the clone).
 			c = c.Clone()
-			c.CipherSuites = defaultCipherSuites
+			applyServerDefaults(c)
 			return c, nil
 		}
 	}
 	return cfg
+}
+
+func applyServerDefaults(c *tls.Config) {
+	if c.CipherSuites == nil {
+		c.CipherSuites = defaultCipherSuites
+	}
+	if onlySpoken(c.NextProtos) {
+		return
+	}
+	var keep []string
+	for _, p := range c.NextProtos {
+		if slices.Contains(spokenProtocols, p) {
+			keep = append(keep, p)
+		}
+	}
+	if keep == nil {
+		keep = spokenProtocols // none of the asked ones: offer what is spoken
+	}
+	c.NextProtos = keep
+}
+
+// onlySpoken: every protocol in protos is one gwist speaks.
+func onlySpoken(protos []string) bool {
+	for _, p := range protos {
+		if !slices.Contains(spokenProtocols, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // ServeTLS serves HTTPS on addr with cfg until Shutdown, then returns
