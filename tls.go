@@ -121,6 +121,10 @@ type Stats struct {
 	RefusedConns uint64
 	// AcceptErrors counts failed accepts (EMFILE, ENFILE, ENOBUFS, …).
 	AcceptErrors uint64
+	// Handlers is the number of handlers running on the worker pool and
+	// counted in its bound (WithWorkers); Streams the number streaming a
+	// response (Flush, SSE), which have left the bound.
+	Handlers, Streams int
 	// Backpressure sums what the read pause and the write timeout did:
 	// the most unparsed input a paused connection held (PeakInbound, the
 	// largest over the listeners), reads gnet let in while reading was
@@ -141,12 +145,17 @@ type Stats struct {
 func (a *App) Stats() Stats {
 	a.mu.Lock()
 	servers := append([]*engine.Server(nil), a.servers...)
+	workers := a.workers
 	a.mu.Unlock()
 	var st Stats
 	st.ClientGoneErrors = a.goneErrs.count.Load()
 	st.TLS = tlsstate.Stats{Failed: map[string]uint64{}, ConnErrors: map[string]uint64{},
 		ByVersion: map[string]uint64{}, ByALPN: map[string]uint64{}}
 	st.MaxConns = a.connLimit().Max()
+	if workers != nil {
+		st.Streams = workers.Streams()
+		st.Handlers = workers.Running() - st.Streams
+	}
 	for _, s := range servers {
 		st.Conns += s.ActiveConns()
 		st.RefusedConns += s.RefusedConns()

@@ -27,6 +27,8 @@ type batch struct {
 	firstTLS bool // the connection's first response: record its time
 	cipher   bool
 	writeErr error
+	// unbound: its worker left the pool's bound to stream (workers.go).
+	unbound bool
 	// dstate: how a direct batch comes back to the loop; see direct.go.
 	dstate atomic.Uint32
 	next   *batch // the connection's next batch, in response order
@@ -50,7 +52,7 @@ func (b *batch) release() {
 		b.out = b.out[:0]
 	}
 	b.c, b.reqs, b.done, b.closeAfter, b.next = nil, 0, false, false, nil
-	b.direct, b.firstTLS, b.cipher, b.writeErr = false, false, false, nil
+	b.direct, b.firstTLS, b.cipher, b.writeErr, b.unbound = false, false, false, nil, false
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)
 }
@@ -67,8 +69,10 @@ func (b *batch) releaseExchanges() {
 }
 
 // runBatch runs on a worker: serve every request in order, serialize the
-// responses, then hand the batch back to the connection's loop.
-func runBatch(b *batch) {
+// responses, then hand the batch back to the connection's loop. It reports
+// whether the batch left the workers' bound (a streamed response), read
+// before b is handed back and may be reused.
+func runBatch(b *batch) (unbound bool) {
 	s := b.c.srv
 	for i, ex := range b.exs {
 		ex.b = b
@@ -88,23 +92,24 @@ func runBatch(b *batch) {
 			break
 		}
 	}
+	unbound = b.unbound
 	if b.direct && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
-		return // written; the loop collects the batch when it next looks
+		return unbound // written; the loop collects the batch when it next looks
 	}
-	if err := b.c.el.Execute(context.Background(), b); err != nil {
-		// The engine is stopping and the loop is gone: nobody will write
-		// these responses. The batch is left to the garbage collector, since
-		// the connection's OnClose may still be looking at it.
-		return
-	}
+	// An error: the engine is stopping and the loop is gone, so nobody will
+	// write these responses. The batch is left to the garbage collector,
+	// since the connection's OnClose may still be looking at it.
+	_ = b.c.el.Execute(context.Background(), b)
+	return unbound
 }
 
 // Run is called on the connection's loop once the worker is done.
 func (b *batch) Run(context.Context) error {
 	b.done = true
-	if g := b.c.grantWait; g != nil && g.b == b {
-		b.c.grantWait = nil // it finished without needing the write side
+	d := &b.c.h1
+	if g := d.grantWait; g != nil && g.b == b {
+		d.grantWait = nil // it finished without needing the write side
 	}
-	b.c.onBatchDone()
+	d.onBatchDone()
 	return nil
 }

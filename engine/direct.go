@@ -37,8 +37,9 @@ import (
 // client keeps sending, and a worker writing while the loop reads the same
 // socket contends for the socket lock (measured: 16-deep pipelining fell
 // from 0.87x to 0.60x fasthttp with direct writes for every batch).
-func (c *conn) canWriteDirect(b *batch) bool {
-	if len(b.exs) != 1 || c.head != nil || len(c.out) > 0 || c.closeWhenDone || c.gc.OutboundBuffered() > 0 {
+func (d *h1Driver) canWriteDirect(b *batch) bool {
+	c := d.c
+	if len(b.exs) != 1 || d.head != nil || len(c.out) > 0 || c.closeWhenDone || c.gc.OutboundBuffered() > 0 {
 		return false
 	}
 	return c.tls == nil || c.established
@@ -77,11 +78,11 @@ func (b *batch) settling() bool {
 }
 
 // collectDirect runs on the loop before it uses the queue. When the head is
-// a direct batch its worker settled, the batch is done (true: flushReady
+// a direct batch its worker settled, the batch is done (true: collect
 // does the rest); when the worker is still on it, it is marked watched so
 // that it comes back through Execute.
-func (c *conn) collectDirect() bool {
-	b := c.head
+func (d *h1Driver) collectDirect() bool {
+	b := d.head
 	if b == nil || !b.direct || b.done {
 		return false
 	}

@@ -7,6 +7,15 @@
 // write-back of responses and the graceful drain. Protocol work is delegated
 // to the sans-I/O packages http1 (and, for HTTPS, tlsstate).
 //
+// Each connection is split at one seam (driver.go). Its lifecycle —
+// conn.go, with tls.go, io.go, readpause*.go, writetimeout.go, drain.go and
+// the write side a worker may hold (direct.go) — owns the socket and hands
+// plaintext to a protocol driver, which turns it into Exchanges and their
+// responses back into bytes. The HTTP/1 driver is h1driver.go, with its
+// batches of pipelined requests (batch.go), its parsers (parsers.go) and its
+// streamed responses (stream.go, outbound.go). A second driver (HTTP/2, an
+// upgraded WebSocket) implements the same interface.
+//
 // Threading rules, which every file here follows:
 //   - A connection's state is touched only on its event loop.
 //   - Workers touch only the Exchange they were handed and hand it back to

@@ -2,7 +2,7 @@
 
 package engine
 
-// The HTTP/1 path reads its input and writes its output through these, so
+// The protocol driver reads its input and writes its output through these, so
 // it works the same over plaintext (gnet's buffers) and TLS (decrypted
 // plaintext, encrypted output).
 
@@ -46,13 +46,13 @@ func (c *conn) inboundBytes() int {
 func (c *conn) resume() {
 	if c.tls != nil {
 		c.paused = false // let onTLSTraffic feed again; process re-pauses if needed
-		c.process()
+		c.proto.serve()
 		if !c.paused {
 			c.onTLSTraffic()
 		}
 		return
 	}
-	c.process()
+	c.proto.serve()
 }
 
 // writeWire sends response bytes: as they are, or encrypted.

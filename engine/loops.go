@@ -61,5 +61,5 @@ func (l *loopState) Run(context.Context) error {
 
 // isIdle: nothing in flight and nothing of a request received.
 func (c *conn) isIdle() bool {
-	return c.phase == phaseIdle && c.cur == nil && c.head == nil && c.building == nil
+	return c.phase == phaseIdle && c.proto.quiet() && !c.proto.queued()
 }

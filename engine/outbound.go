@@ -203,12 +203,12 @@ type grantReq struct {
 
 // Run is called on the loop.
 func (g *grantReq) Run(context.Context) error {
-	c := g.c
-	if c.closed {
+	if g.c.closed {
 		return nil
 	}
-	c.grantWait = g
-	c.tryGrant()
+	d := &g.c.h1
+	d.grantWait = g
+	d.tryGrant()
 	return nil
 }
 
@@ -216,16 +216,16 @@ func (g *grantReq) Run(context.Context) error {
 // the queue and everything before it has left gnet's buffer. Loop only;
 // called when the request arrives, after every callback's output and at
 // every sweep.
-func (c *conn) tryGrant() {
-	g := c.grantWait
+func (d *h1Driver) tryGrant() {
+	c, g := d.c, d.grantWait
 	if g == nil {
 		return
 	}
-	if c.closed || g.b.done || g.b.c != c || c.head != g.b && c.head == nil {
-		c.grantWait = nil
+	if c.closed || g.b.done || g.b.c != c || d.head != g.b && d.head == nil {
+		d.grantWait = nil
 		return
 	}
-	if c.head != g.b || len(c.out) > 0 {
+	if d.head != g.b || len(c.out) > 0 {
 		return
 	}
 	if c.gc.OutboundBuffered() > 0 {
@@ -237,6 +237,6 @@ func (c *conn) tryGrant() {
 	if c.tls != nil && c.wpending {
 		return
 	}
-	c.grantWait = nil
+	d.grantWait = nil
 	close(g.ch)
 }

@@ -19,29 +19,29 @@ var parserPool = sync.Pool{New: func() any { return new(http1.Parser) }}
 
 // takeParser returns the connection's parser, taking one from the pool when
 // the connection has none. Loop only.
-func (c *conn) takeParser() *http1.Parser {
-	if c.parser == nil {
-		c.parser = parserPool.Get().(*http1.Parser)
-		c.parser.Limits = c.srv.cfg.Limits
+func (d *h1Driver) takeParser() *http1.Parser {
+	if d.parser == nil {
+		d.parser = parserPool.Get().(*http1.Parser)
+		d.parser.Limits = d.c.srv.cfg.Limits
 	}
-	return c.parser
+	return d.parser
 }
 
 // releaseIdleParser gives the parser back when it holds nothing of a
 // request. Loop only, from finishCallback: every callback that may parse
 // (input, a TLS handshake result, a batch coming back) ends there.
-func (c *conn) releaseIdleParser() {
-	if c.parser != nil && c.cur == nil && c.parser.Idle() {
-		c.releaseParser()
+func (d *h1Driver) releaseIdleParser() {
+	if d.parser != nil && d.cur == nil && d.parser.Idle() {
+		d.releaseParser()
 	}
 }
 
 // releaseParser resets the parser and returns it to the pool. Loop only.
-func (c *conn) releaseParser() {
-	if c.parser == nil {
+func (d *h1Driver) releaseParser() {
+	if d.parser == nil {
 		return
 	}
-	c.parser.Reset()
-	parserPool.Put(c.parser)
-	c.parser = nil
+	d.parser.Reset()
+	parserPool.Put(d.parser)
+	d.parser = nil
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"net"
 	"testing"
 
 	"github.com/panjf2000/gnet/v2"
@@ -32,6 +33,9 @@ func (m *memConn) Discard(n int) (int, error) {
 }
 
 func (m *memConn) Write(p []byte) (int, error) { m.written += len(p); return len(p), nil }
+func (m *memConn) EventLoop() gnet.EventLoop   { return nil }
+func (m *memConn) Fd() int                     { return -1 }
+func (m *memConn) RemoteAddr() net.Addr        { return nil }
 func (m *memConn) OutboundBuffered() int       { return 0 }
 func (m *memConn) InboundBuffered() int        { return len(m.in) }
 
@@ -59,7 +63,7 @@ func BenchmarkWholeRequestInline(b *testing.B) {
 		b.Fatal(err)
 	}
 	mc := &memConn{}
-	c := &conn{srv: srv, gc: mc}
+	c := newConn(srv, mc)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(req)))
 	for b.Loop() {

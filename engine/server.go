@@ -221,7 +221,7 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	if s.draining.Load() {
 		return nil, gnet.Close
 	}
-	c := &conn{srv: s, gc: gc, el: gc.EventLoop(), fd: gc.Fd(), remote: gc.RemoteAddr()}
+	c := newConn(s, gc)
 	s.limit.open.Add(1)
 	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
 	gc.SetContext(c)

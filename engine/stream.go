@@ -126,6 +126,7 @@ func (ex *Exchange) startStream() error {
 	st.pend = http1.AppendHead(append(st.pend, b.out...), &head)
 	b.out = b.out[:0]
 	st.startOutbound(b)
+	cfg.Workers.leaveBound(b)
 	body := ex.Body
 	ex.Body = ex.Body[:0]
 	if len(body) > 0 {

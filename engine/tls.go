@@ -46,9 +46,7 @@ func (w *tlsWaker) Run(context.Context) error {
 		return nil
 	}
 	c.inCallback = false
-	if c.collectDirect() {
-		c.flushReady()
-	}
+	c.proto.collectSettled()
 	c.onTLSTraffic()
 	c.finishCallback()
 	return nil
@@ -155,7 +153,7 @@ func (c *conn) advanceTLS() {
 		return
 	}
 	if !c.stopReading {
-		c.process()
+		c.proto.serve()
 	}
 	if c.peerClosed {
 		c.stopReading, c.closeWhenDone = true, true

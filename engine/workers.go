@@ -36,8 +36,9 @@ type Workers struct {
 	mu         sync.Mutex
 	head, tail *batch // the FIFO, linked through batch.queued
 	// pending counts batches accepted and not yet finished (queued or
-	// running); it is the bound: at most size at once.
-	pending int
+	// running); it is the bound: at most size at once. A batch whose
+	// response streams leaves it (leaveBound) and is counted in streams.
+	pending, streams int
 	// drainers counts drainers started and not yet gone; free counts those
 	// of them not running a handler, which look at the FIFO before leaving.
 	drainers, free int
@@ -74,6 +75,30 @@ func NewWorkers(size int) (*Workers, error) {
 	return w, nil
 }
 
+// Streams reports how many handlers are streaming responses outside the
+// bound (leaveBound).
+func (w *Workers) Streams() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.streams
+}
+
+// leaveBound takes b's slot out of the bound once its response streams: a
+// stream lives as long as its client listens (an SSE feed: hours), and
+// holding a slot for it would let the size+1st listener get a 503 while the
+// pool has nothing to do. Streams stay bounded by the connection limit (one
+// per connection at a time); the goroutine that runs one is the pool's
+// while the pool has room, a plain one beyond it. Called by b's worker.
+func (w *Workers) leaveBound(b *batch) {
+	w.mu.Lock()
+	if !b.unbound {
+		b.unbound = true
+		w.pending--
+		w.streams++
+	}
+	w.mu.Unlock()
+}
+
 // Running reports how many workers are running handlers now.
 func (w *Workers) Running() int {
 	w.mu.Lock()
@@ -93,7 +118,7 @@ func (w *Workers) Release(timeout time.Duration) error {
 	w.rescue.Stop()
 	w.rescueArmed = false
 	var idle chan struct{}
-	if w.pending > 0 {
+	if w.pending > 0 || w.streams > 0 {
 		if w.idle == nil {
 			w.idle = make(chan struct{})
 		}
@@ -182,12 +207,16 @@ func (w *Workers) drain(any) {
 			w.armRescue()
 		}
 		w.mu.Unlock()
-		runBatch(b)
+		unbound := runBatch(b) // b may already be another connection's
 		w.mu.Lock()
 		w.free++
 		w.finished++
-		w.pending--
-		if w.pending == 0 && w.idle != nil {
+		if unbound {
+			w.streams--
+		} else {
+			w.pending--
+		}
+		if w.pending == 0 && w.streams == 0 && w.idle != nil {
 			close(w.idle)
 			w.idle = nil
 		}

@@ -1,0 +1,310 @@
+//go:build unix
+
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/gwist/gwist/http1"
+)
+
+// h1Driver is the HTTP/1.1 protocol driver (driver.go): it parses requests
+// from the connection's input, dispatches them inline or to workers in
+// batches, and writes their responses back in request order. Loop only;
+// workers reach it through a batch coming back (batch.Run) or a grant
+// request (outbound.go).
+type h1Driver struct {
+	c *conn
+
+	parser *http1.Parser // nil while idle (parsers.go)
+	cur    *Exchange     // request being parsed
+
+	// head and tail of the batches whose responses are not yet written, in
+	// request order; building is the batch being filled in this callback.
+	head, tail *batch
+	building   *batch
+	inflight   int // requests parsed and not yet answered
+
+	// grantWait: a streaming batch waiting for the write side (outbound.go).
+	grantWait *grantReq
+}
+
+// serve parses as many complete requests as the buffered input holds and
+// the connection's in-flight budget allows, serving or dispatching each.
+func (d *h1Driver) serve() {
+	c := d.c
+	cfg := c.config()
+	for !c.closed && !c.stopReading {
+		if d.inflight >= cfg.MaxPipelined || c.gc.OutboundBuffered() > cfg.MaxOutboundBytes {
+			c.paused = true
+			if in := c.inboundBytes(); in > cfg.MaxInboundBytes {
+				// Abuse (the read pause keeps honest clients far below):
+				// answer what is in flight, then close.
+				c.srv.logDebug("closing connection over its inbound buffer cap", c)
+				c.srv.pipe.inboundCapped.Add(1)
+				c.stopReading, c.closeWhenDone = true, true
+				c.discardInput()
+			} else {
+				c.srv.pipe.notePeak(in)
+			}
+			break
+		}
+		c.paused = false
+		buf := c.input()
+		if len(buf) == 0 {
+			break
+		}
+		if d.cur == nil {
+			d.cur = getExchange(c.remote)
+			if c.phase == phaseIdle || c.phase == phaseWaiting {
+				c.setPhase(phaseHead, cfg.HeaderReadTimeout)
+			}
+		}
+		n, ev, err := d.takeParser().Parse(&d.cur.Request, buf)
+		c.consume(n)
+		if err != nil {
+			d.failRequest(err)
+			break
+		}
+		switch ev {
+		case http1.NeedMore:
+			d.submitBuilding()
+			return
+		case http1.HeadComplete:
+			c.setPhase(phaseBody, cfg.BodyReadTimeout)
+			if d.cur.Request.Expect100 {
+				d.emit(http1.AppendContinue(nil))
+			}
+		case http1.MessageComplete:
+			ex := d.cur
+			d.cur = nil
+			c.setPhase(phaseWaiting, 0)
+			if !ex.Request.KeepAlive || c.srv.draining.Load() {
+				c.stopReading = true
+			}
+			d.dispatch(ex)
+		}
+	}
+	d.submitBuilding()
+}
+
+// dispatch serves ex inline or adds it to the batch for a worker.
+func (d *h1Driver) dispatch(ex *Exchange) {
+	c := d.c
+	d.inflight++
+	if c.config().Inline {
+		c.srv.serve(ex)
+		keep := ex.Request.KeepAlive && !ex.wantsClose() && !c.srv.draining.Load()
+		c.out = ex.appendResponse(c.out, keep, c.config().ServerName)
+		putExchange(ex)
+		d.inflight--
+		if !keep {
+			c.stopReading, c.closeWhenDone = true, true
+		}
+		return
+	}
+	if d.building == nil {
+		d.building = getBatch(c)
+	}
+	d.building.exs = append(d.building.exs, ex)
+}
+
+// submitBuilding queues the batch filled in this callback and hands it to a
+// worker, or answers it with 503 when every worker is busy.
+func (d *h1Driver) submitBuilding() {
+	c := d.c
+	b := d.building
+	if b == nil {
+		return
+	}
+	d.building = nil
+	b.reqs = len(b.exs)
+	b.direct = d.canWriteDirect(b)
+	if b.direct && c.tls != nil && !c.responded {
+		c.responded, b.firstTLS = true, true
+	}
+	d.enqueue(b)
+	if err := c.config().Workers.submit(b); err != nil {
+		// One 503 (it says Connection: close) sheds this connection's load;
+		// the other requests of the batch are dropped with it.
+		b.out = http1.AppendError(b.out, 503, 1)
+		b.closeAfter = true
+		b.done = true
+		c.srv.logDebug("worker pool full; answered 503", c)
+		d.collect()
+	}
+}
+
+func (d *h1Driver) enqueue(b *batch) {
+	if d.tail == nil {
+		d.head, d.tail = b, b
+	} else {
+		d.tail.next = b
+		d.tail = b
+	}
+}
+
+// emit queues bytes that are not a handler's response (100 Continue, error
+// responses) in their place in the response order.
+func (d *h1Driver) emit(p []byte) {
+	d.submitBuilding()
+	if d.head == nil {
+		d.c.out = append(d.c.out, p...)
+		return
+	}
+	b := getBatch(d.c)
+	b.out = append(b.out, p...)
+	b.done = true
+	d.enqueue(b)
+}
+
+// failRequest answers a framing or limit violation and closes: nothing sent
+// after it on this connection is executed.
+func (d *h1Driver) failRequest(err error) {
+	c := d.c
+	status := 400
+	var perr *http1.Error
+	if errors.As(err, &perr) {
+		status = perr.Status
+	}
+	d.dropPartial()
+	c.stopReading = true
+	c.closeWhenDone = true
+	d.emit(http1.AppendError(nil, status, 0))
+	c.discardInput()
+}
+
+// dropPartial forgets the request being parsed.
+func (d *h1Driver) dropPartial() {
+	if d.cur != nil {
+		putExchange(d.cur)
+		d.cur = nil
+	}
+}
+
+// onBatchDone runs on the loop when a worker hands a batch back.
+func (d *h1Driver) onBatchDone() {
+	c := d.c
+	if c.closed {
+		d.releaseFinished()
+		return
+	}
+	c.beginLoopTask()
+	d.collect()
+	if c.paused && !c.closed && !c.stopReading {
+		c.resume()
+	}
+	c.finishCallback()
+}
+
+// collect moves the responses of finished batches at the head of the
+// queue, in order, to the output.
+func (d *h1Driver) collect() {
+	c := d.c
+	for d.head != nil && d.head.done {
+		b := d.head
+		d.head = b.next
+		if d.head == nil {
+			d.tail = nil
+		}
+		switch {
+		case b.writeErr != nil:
+			c.srv.logDebug("write failed: "+b.writeErr.Error(), c)
+			c.abort()
+		case b.cipher:
+			// A worker's ciphertext that did not fit the socket: it goes
+			// first (c.out was empty when the batch was queued).
+			c.writeCipher(b.out)
+		default:
+			c.out = append(c.out, b.out...)
+		}
+		d.inflight -= b.reqs
+		if b.closeAfter {
+			c.stopReading, c.closeWhenDone = true, true
+		}
+		b.release()
+	}
+}
+
+// collectSettled collects a direct batch its worker settled (direct.go)
+// and reports whether it did.
+func (d *h1Driver) collectSettled() bool {
+	if !d.collectDirect() {
+		return false
+	}
+	d.collect()
+	return true
+}
+
+// releaseFinished releases done batches of a closed connection.
+func (d *h1Driver) releaseFinished() {
+	for d.head != nil && d.head.done {
+		b := d.head
+		d.head = b.next
+		b.release()
+	}
+	if d.head == nil {
+		d.tail = nil
+	}
+}
+
+// endCallback gives back the parser of a connection between requests and
+// takes back a direct batch the loop needs to go on.
+func (d *h1Driver) endCallback() {
+	c := d.c
+	d.releaseIdleParser()
+	if d.head != nil && (d.head.next != nil || c.paused || c.closeWhenDone) && d.collectDirect() {
+		d.collect() // the loop needs the head back: do not leave it to the sweep
+	}
+}
+
+// queued: responses are still to be written (dispatched, or waiting in
+// order behind one that is).
+func (d *h1Driver) queued() bool { return d.head != nil || d.building != nil }
+
+// quiet: nothing of a request received and nothing in flight.
+func (d *h1Driver) quiet() bool { return d.cur == nil && d.inflight == 0 }
+
+// readTimeout answers a request whose head or body stopped arriving with a
+// 408 and closes after it. It reports false when responses are still
+// queued: then the connection is closed at once (a 408 cannot overtake
+// them, and a client that stalls mid-request behind them is not waited for).
+func (d *h1Driver) readTimeout() bool {
+	c := d.c
+	if d.queued() {
+		return false
+	}
+	c.stopReading, c.closeWhenDone = true, true
+	d.dropPartial()
+	c.out = http1.AppendError(c.out, 408, 0)
+	return true
+}
+
+// writable runs once the loop's output has been handed to gnet: a stream
+// waiting for the write side may get it now.
+func (d *h1Driver) writable() {
+	if d.grantWait != nil && !d.c.closed {
+		d.tryGrant()
+	}
+}
+
+// close runs from OnClose: cancel what is in flight and free what the loop
+// owns. Batches still on workers are released when they come back.
+func (d *h1Driver) close() {
+	d.collectDirect()
+	for b := d.head; b != nil; b = b.next {
+		if !b.done && !b.settling() {
+			for _, ex := range b.exs {
+				ex.cancel.cancel(context.Canceled)
+			}
+		}
+	}
+	d.releaseFinished()
+	if d.building != nil {
+		d.building.release()
+		d.building = nil
+	}
+	d.dropPartial()
+	d.releaseParser()
+}
