@@ -1,6 +1,7 @@
 package gwist
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 type Ctx struct {
 	app       *App
 	ex        *engine.Exchange
+	bodyBuf   bytes.Reader // BodyReader on a buffered body
 	params    router.Params
 	route     string
 	responded bool
@@ -87,12 +89,14 @@ func (c *Ctx) Header(name string) string { return c.ex.Request.Header(name) }
 func (c *Ctx) Request() *http1.Request { return &c.ex.Request }
 
 // Body is the request body, already read in full and bounded by
-// WithMaxBodyBytes.
+// WithMaxBodyBytes. On a route that streams its body (Group.StreamBody) it
+// is nil: read the body with BodyReader there.
 func (c *Ctx) Body() []byte { return c.ex.Request.Body }
 
 // BindJSON decodes the JSON request body into v. It answers (through the
 // returned *HTTPError) 415 when the Content-Type is set and is not JSON, and
-// 400 when the body is not valid JSON for v.
+// 400 when the body is not valid JSON for v. On a route that streams its
+// body it reads the body first, up to WithMaxBodyBytes (413 beyond).
 func (c *Ctx) BindJSON(v any) error {
 	if ct := c.Header("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -100,7 +104,14 @@ func (c *Ctx) BindJSON(v any) error {
 			return &HTTPError{Code: http.StatusUnsupportedMediaType, Message: "Content-Type must be application/json"}
 		}
 	}
-	if err := json.Unmarshal(c.ex.Request.Body, v); err != nil {
+	body := c.ex.Request.Body
+	if c.ex.StreamedBody() {
+		var err error
+		if body, err = c.readStreamedBody(c.app.maxBodyBytes()); err != nil {
+			return err
+		}
+	}
+	if err := json.Unmarshal(body, v); err != nil {
 		return &HTTPError{Code: http.StatusBadRequest, Message: "invalid JSON body", Err: err}
 	}
 	return nil

@@ -174,6 +174,7 @@ func addPipeStats(dst *engine.PipeStats, p engine.PipeStats) {
 	dst.InboundCapped += p.InboundCapped
 	dst.WriteTimeouts += p.WriteTimeouts
 	dst.PeakStreamQueued = max(dst.PeakStreamQueued, p.PeakStreamQueued)
+	dst.PeakBodyBuffered = max(dst.PeakBodyBuffered, p.PeakBodyBuffered)
 }
 
 func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {
