@@ -83,6 +83,7 @@ type inbody struct {
 	cont      bool          // "100 Continue" is to be sent when the handler reads
 
 	declared int64 // the Content-Length, or -1 for a chunked body (immutable)
+	expect   bool  // the client sent "Expect: 100-continue" (immutable)
 
 	mu       sync.Mutex
 	ring     bodyRing
@@ -100,8 +101,9 @@ type inbody struct {
 	// that makes room wakes it.
 	loopWaiting bool
 	// reading: a Read waits on notify. asked: the handler has read.
-	// headSent: the response's head went out, "100 Continue" may not.
-	reading, asked, headSent bool
+	// headSent: the response's head went out, "100 Continue" may not;
+	// contSent: "100 Continue" went out.
+	reading, asked, headSent, contSent bool
 	notify                   chan struct{}
 }
 
@@ -212,6 +214,9 @@ func (ex *Exchange) endBody() (keep bool) {
 	in.ring.release()
 	done, failed, seen, status := in.done, in.err != nil, in.seen, in.status
 	left := in.declared - in.received
+	// A client told no "100 Continue" may never send the body: what it
+	// sends next could be a request, and must not be read as body bytes.
+	unsure := in.expect && !in.contSent
 	wake := in.loopWaiting
 	in.loopWaiting = false
 	in.mu.Unlock()
@@ -229,6 +234,8 @@ func (ex *Exchange) endBody() (keep bool) {
 		return false
 	case done:
 		return true
+	case unsure:
+		return false
 	case in.declared >= 0:
 		return left <= bodyDrainLimit
 	}
@@ -279,7 +286,7 @@ func (d *h1Driver) streamBody() bool {
 	ex := d.cur
 	d.cur = nil
 	in := &inbody{c: c, ex: ex, declared: req.ContentLength, keepAlive: req.KeepAlive, cont: req.Expect100,
-		notify: make(chan struct{}, 1)}
+		expect: req.Expect100, notify: make(chan struct{}, 1)}
 	if req.Chunked {
 		in.declared = -1
 	}
@@ -540,7 +547,8 @@ func (d *h1Driver) sendContinue() {
 	in := b.exs[0].in
 	in.cont = false
 	in.mu.Lock()
-	skip := in.headSent || in.done || in.err != nil
+	skip := in.headSent || in.done || in.err != nil || in.handlerDone
+	in.contSent = !skip
 	in.mu.Unlock()
 	if skip {
 		return
