@@ -24,18 +24,25 @@
 //	                 Content-Length, streamed 32 KiB at a time as the client
 //	                 reads (never held in memory; a slow client blocks the
 //	                 handler, not the server's memory)
+//	POST /upload     reads the body as a stream as it arrives (no size limit,
+//	                 never held in memory) and answers
+//	                 {"bytes":N,"sha256":"<hex>"}
 //
 // /events and /download need the worker pool: with -inline they answer 501.
+// /upload runs on the worker pool even with -inline.
 //
 // It stops gracefully on SIGINT or SIGTERM.
 package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/signal"
@@ -147,6 +154,7 @@ func routes(app *gwist.App) {
 	})
 	app.GET("/events", events)
 	app.GET("/download", download)
+	app.StreamBody(0).POST("/upload", upload)
 }
 
 // queryInt parses the query parameter name as an integer in [0, max],
@@ -223,4 +231,17 @@ func download(c *gwist.Ctx) error {
 		left -= int64(len(p))
 	}
 	return nil
+}
+
+// upload is POST /upload: the body's length and sha256, read as it arrives.
+func upload(c *gwist.Ctx) error {
+	h := sha256.New()
+	n, err := io.Copy(h, c.BodyReader())
+	if err != nil {
+		return err // the client left, or its chunked framing was malformed (400)
+	}
+	return c.JSON(200, struct {
+		Bytes  int64  `json:"bytes"`
+		SHA256 string `json:"sha256"`
+	}{n, hex.EncodeToString(h.Sum(nil))})
 }
