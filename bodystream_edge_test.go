@@ -299,3 +299,34 @@ func TestStreamBodyReadTimeout(t *testing.T) {
 		t.Fatalf("a handler that reads late: %d %q", resp.StatusCode, body)
 	}
 }
+
+// With WithInline(true) a streamed-body route still runs on the worker
+// pool: its handler waiting for body bytes does not hold up the event loop
+// (one loop here), whose other connections are served meanwhile.
+func TestStreamBodyInlineRunsOnPool(t *testing.T) {
+	started := make(chan struct{})
+	app := gwist.New(gwist.WithInline(true), gwist.WithLoops(1))
+	app.StreamBody(0).POST("/up", func(c *gwist.Ctx) error {
+		close(started)
+		return hashUpload(c)
+	})
+	app.GET("/", func(c *gwist.Ctx) error { return c.String(200, "hi") })
+	addr := startApp(t, app)
+	up := dialRaw(t, addr)
+	up.send("POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nhello")
+	select {
+	case <-started: // before the body's end: it streams, and now waits in Read
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler did not start before its body was complete")
+	}
+	start := time.Now()
+	other := dialRaw(t, addr)
+	other.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+	if resp, body := other.readResponse("GET"); resp.StatusCode != 200 || body != "hi" || time.Since(start) > time.Second {
+		t.Fatalf("%d %q after %v", resp.StatusCode, body, time.Since(start))
+	}
+	up.send("world")
+	if resp, body := up.readResponse("POST"); resp.StatusCode != 200 || !strings.Contains(body, `"bytes":10`) {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+}
