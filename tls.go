@@ -129,7 +129,10 @@ type Stats struct {
 	// the most unparsed input a paused connection held (PeakInbound, the
 	// largest over the listeners), reads gnet let in while reading was
 	// paused, connections closed over WithMaxInboundBytes, and connections
-	// closed by WithWriteTimeout.
+	// closed by WithWriteTimeout; and the most bytes a streamed response
+	// had queued (PeakStreamQueued) and a streamed request body had
+	// buffered for its handler (PeakBodyBuffered), each the largest over
+	// the listeners.
 	Backpressure engine.PipeStats
 	// ClientGoneErrors counts errors that handlers returned to
 	// DefaultErrorHandler after their request's context was cancelled
