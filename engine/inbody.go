@@ -104,7 +104,7 @@ type inbody struct {
 	// headSent: the response's head went out, "100 Continue" may not;
 	// contSent: "100 Continue" went out.
 	reading, asked, headSent, contSent bool
-	notify                   chan struct{}
+	notify                             chan struct{}
 }
 
 // StreamedBody reports whether the request's body streams: the handler
