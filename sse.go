@@ -51,34 +51,46 @@ type SSE struct {
 // kept the stream from starting (ErrInlineStreaming on an app running
 // handlers on the event loop, which cannot stream).
 func (c *Ctx) SSE(fn func(s *SSE) error) error {
+	if err := c.startEventStream(c.Flush); err != nil {
+		return err
+	}
+	s := &SSE{c: c}
+	if every := c.app.sseHeartbeat(); every > 0 {
+		stop, stopped := make(chan struct{}), make(chan struct{})
+		go s.heartbeat(every, stop, stopped)
+		defer func() { close(stop); <-stopped }()
+	}
+	return fn(s)
+}
+
+// startEventStream sets an event stream's head and sends it with start
+// (Flush, or Detach). When start fails before anything was sent, the
+// response is left as it was.
+func (c *Ctx) startEventStream(start func() error) error {
 	prevCT, prevStatus, prevResponded := c.ResponseHeader("Content-Type"), c.ex.Status, c.responded
 	c.SetHeader("Content-Type", "text/event-stream")
 	c.SetHeader("Cache-Control", "no-cache")
 	if c.ex.Status == 0 {
 		c.Status(http.StatusOK)
 	}
-	if err := c.Flush(); err != nil {
-		if !c.ex.Streaming() { // nothing sent: leave the response as it was
-			c.ex.Header.Del("Cache-Control")
-			c.ex.Header.Del("Content-Type")
-			if prevCT != "" {
-				c.SetHeader("Content-Type", prevCT)
-			}
-			c.ex.Status, c.responded = prevStatus, prevResponded
+	err := start()
+	if err != nil && !c.ex.Streaming() {
+		c.ex.Header.Del("Cache-Control")
+		c.ex.Header.Del("Content-Type")
+		if prevCT != "" {
+			c.SetHeader("Content-Type", prevCT)
 		}
-		return err
+		c.ex.Status, c.responded = prevStatus, prevResponded
 	}
-	s := &SSE{c: c}
-	every := c.app.cfg.sseHeartbeat
-	if every == 0 {
-		every = DefaultSSEHeartbeat
+	return err
+}
+
+// sseHeartbeat is the heartbeat interval; 0 or less sends none.
+func (a *App) sseHeartbeat() time.Duration {
+	if a.cfg.sseHeartbeat == 0 {
+		return DefaultSSEHeartbeat
 	}
-	if every > 0 {
-		stop, stopped := make(chan struct{}), make(chan struct{})
-		go s.heartbeat(every, stop, stopped)
-		defer func() { close(stop); <-stopped }()
-	}
-	return fn(s)
+	return a.cfg.sseHeartbeat
 }
 
 // Done is closed when the client has gone away (or the server closed the
@@ -88,12 +100,20 @@ func (s *SSE) Done() <-chan struct{} { return s.c.Context().Done() }
 // Send writes one event and sends it at once (blocking while the client is
 // too far behind; see WithMaxStreamQueued).
 func (s *SSE) Send(ev SSEEvent) error {
-	if strings.ContainsAny(ev.ID, "\r\n\x00") || strings.ContainsAny(ev.Event, "\r\n") {
-		return ErrSSEField
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	b := s.buf[:0]
+	b, err := appendEvent(s.buf[:0], ev)
+	if err != nil {
+		return err
+	}
+	return s.write(b)
+}
+
+// appendEvent appends ev in the event stream format.
+func appendEvent(b []byte, ev SSEEvent) ([]byte, error) {
+	if strings.ContainsAny(ev.ID, "\r\n\x00") || strings.ContainsAny(ev.Event, "\r\n") {
+		return b, ErrSSEField
+	}
 	if ev.ID != "" {
 		b = append(append(append(b, "id: "...), ev.ID...), '\n')
 	}
@@ -107,8 +127,7 @@ func (s *SSE) Send(ev SSEEvent) error {
 	if ev.Data != "" {
 		b = appendLines(b, "data: ", ev.Data)
 	}
-	b = append(b, '\n')
-	return s.write(b)
+	return append(b, '\n'), nil
 }
 
 // Comment sends a comment line (or lines), which clients ignore.

@@ -125,6 +125,8 @@ type Stats struct {
 	// counted in its bound (WithWorkers); Streams the number streaming a
 	// response (Flush, SSE), which have left the bound.
 	Handlers, Streams int
+	// Feeds is the number of SSEFeed streams open (no goroutine each).
+	Feeds int64
 	// Backpressure sums what the read pause and the write timeout did:
 	// the most unparsed input a paused connection held (PeakInbound, the
 	// largest over the listeners), reads gnet let in while reading was
@@ -161,6 +163,7 @@ func (a *App) Stats() Stats {
 	}
 	for _, s := range servers {
 		st.Conns += s.ActiveConns()
+		st.Feeds += s.DetachedResponses()
 		st.RefusedConns += s.RefusedConns()
 		st.AcceptErrors += s.AcceptErrors()
 		addPipeStats(&st.Backpressure, s.PipeStats())

@@ -31,6 +31,8 @@ type batch struct {
 	unbound bool
 	// cont: its handler asked for "100 Continue" (inbody.go).
 	cont bool
+	// detached: the response its last request detached (detached.go).
+	detached *Detached
 	// dstate: how a direct batch comes back to the loop; see direct.go.
 	dstate atomic.Uint32
 	next   *batch // the connection's next batch, in response order
@@ -55,6 +57,7 @@ func (b *batch) release() {
 	}
 	b.c, b.reqs, b.done, b.closeAfter, b.next = nil, 0, false, false, nil
 	b.direct, b.firstTLS, b.cipher, b.writeErr, b.unbound, b.cont = false, false, false, nil, false, false
+	b.detached = nil
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)
 }
@@ -80,6 +83,14 @@ func runBatch(b *batch) (unbound bool) {
 		ex.b = b
 		s.serve(ex)
 		keep := ex.in == nil || ex.endBody() // a streamed request body (inbody.go)
+		if ex.st != nil && ex.st.detached != nil {
+			// The last of the batch (Detach checks): the loop takes over.
+			b.detached = ex.st.detached
+			if ex.st.broken {
+				b.detached.abort()
+			}
+			break
+		}
 		if ex.st != nil {
 			keep = ex.st.finish() && keep // streamed (stream.go): sends the rest itself
 		} else {
@@ -95,7 +106,7 @@ func runBatch(b *batch) (unbound bool) {
 		}
 	}
 	unbound = b.unbound
-	if b.direct && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
+	if b.direct && b.detached == nil && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
 		return unbound // written; the loop collects the batch when it next looks
 	}
 	// An error: the engine is stopping and the loop is gone, so nobody will
@@ -107,11 +118,15 @@ func runBatch(b *batch) (unbound bool) {
 
 // Run is called on the connection's loop once the worker is done.
 func (b *batch) Run(context.Context) error {
-	b.done = true
 	d := &b.c.h1
 	if g := d.grantWait; g != nil && g.b == b {
 		d.grantWait = nil // it finished without needing the write side
 	}
+	if b.detached != nil {
+		b.detached.adopt() // not done: the response goes on
+		return nil
+	}
+	b.done = true
 	d.onBatchDone()
 	return nil
 }

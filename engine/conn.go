@@ -261,6 +261,13 @@ func (c *conn) onTimer(now int64) {
 		}
 	}
 	c.proto.writable()
+	if c.proto.tick(now); len(c.out) > 0 {
+		c.beginLoopTask()
+		c.finishCallback()
+		if c.closed {
+			return
+		}
+	}
 	if c.phase == phaseFlushing && c.gc.OutboundBuffered() == 0 {
 		c.startClose()
 		return

@@ -40,6 +40,9 @@ type protocol interface {
 	// writable runs after the output is handed to gnet, and at every
 	// sweep: a worker waiting for the write side may get it now.
 	writable()
+	// tick runs at every sweep, with the sweep's clock; output it leaves
+	// in conn.out is written.
+	tick(now int64)
 	// queued: responses are still to be written.
 	queued() bool
 	// quiet: nothing of a request received and nothing in flight.

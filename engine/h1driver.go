@@ -30,6 +30,9 @@ type h1Driver struct {
 	grantWait *grantReq
 	// in: the streamed request body arriving (inbody.go).
 	in *inbody
+	// detached: the response at the head of the queue that the loop writes
+	// for a handler that has returned (detached.go).
+	detached *Detached
 }
 
 // serve parses as many complete requests as the buffered input holds and
@@ -308,9 +311,19 @@ func (d *h1Driver) writable() {
 	}
 }
 
+// tick runs at every sweep: a detached response's keep-alive write.
+func (d *h1Driver) tick(now int64) {
+	if d.detached != nil {
+		d.detached.tick(now)
+	}
+}
+
 // close runs from OnClose: cancel what is in flight and free what the loop
 // owns. Batches still on workers are released when they come back.
 func (d *h1Driver) close() {
+	if d.detached != nil {
+		d.detached.finishGone()
+	}
 	d.collectDirect()
 	for b := d.head; b != nil; b = b.next {
 		if !b.done && !b.settling() {

@@ -242,6 +242,19 @@ func (ex *Exchange) endBody() (keep bool) {
 	return true // chunked: the loop discards up to bodyDrainLimit, then closes
 }
 
+// bodyPending reports whether the request's streamed body has not yet
+// been received to its end (a detached response must not leave it to the
+// loop: detached.go).
+func (ex *Exchange) bodyPending() bool {
+	in := ex.in
+	if in == nil {
+		return false
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return !in.done
+}
+
 // headSent: the response's head is going out; "100 Continue" must not follow.
 func (ex *Exchange) headSent() {
 	if in := ex.in; in != nil {

@@ -46,6 +46,7 @@ type Server struct {
 	draining   atomic.Bool
 	stopped    atomic.Bool
 	conns      atomic.Int64
+	detached   atomic.Int64 // detached responses open (detached.go)
 	stats      struct{ acceptErrors, refused atomic.Uint64 }
 	pipe       pipeStats // read pause and write timeout (pipestats.go)
 	stopTick   chan struct{}
@@ -136,6 +137,10 @@ func (s *Server) TLS() *tlsstate.Server { return s.cfg.TLS }
 
 // ActiveConns is the number of open connections.
 func (s *Server) ActiveConns() int64 { return s.conns.Load() }
+
+// DetachedResponses is the number of detached responses open (see
+// Exchange.Detach).
+func (s *Server) DetachedResponses() int64 { return s.detached.Load() }
 
 // AcceptErrors counts failed accepts (EMFILE, ENFILE, ENOBUFS, …) and
 // accepted connections that could not be handed to a loop.

@@ -52,6 +52,9 @@ type stream struct {
 	// length, a failure mid-stream): the connection closes after it.
 	broken bool
 	err    error // sticky: every later Write returns it
+	// detached: the handler handed the rest of the body to a Detached
+	// (detached.go); the stream writes nothing more.
+	detached *Detached
 
 	outbound
 }
@@ -72,6 +75,9 @@ func (ex *Exchange) Flush() error {
 		return ex.startStream()
 	}
 	st := ex.st
+	if st.detached != nil {
+		return ErrDetach
+	}
 	if st.err != nil {
 		return st.err
 	}
@@ -140,6 +146,9 @@ func (ex *Exchange) startStream() error {
 // write frames p and queues it, blocking while more than MaxStreamQueued
 // waits for the socket.
 func (st *stream) write(p []byte) (int, error) {
+	if st.detached != nil {
+		return 0, ErrDetach
+	}
 	if st.err != nil {
 		return 0, st.err
 	}

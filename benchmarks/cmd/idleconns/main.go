@@ -7,6 +7,7 @@
 //
 //	idleconns -addr 127.0.0.1:8080 -n 10000
 //	idleconns -addr 127.0.0.1:8443 -n 5000 -tls
+//	idleconns -addr 127.0.0.1:8080 -n 10000 -sse -path '/events?n=100000&ms=60000'
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -32,7 +34,7 @@ import (
 type config struct {
 	addr, path    string
 	n, parallel   int
-	useTLS        bool
+	useTLS, sse   bool
 	timeout, hold time.Duration
 }
 
@@ -43,6 +45,7 @@ func main() {
 	flag.IntVar(&c.parallel, "c", 32, "connections being opened at once")
 	flag.BoolVar(&c.useTLS, "tls", false, "use TLS (certificate not verified)")
 	flag.StringVar(&c.path, "path", "/", "request path")
+	flag.BoolVar(&c.sse, "sse", false, "the path is a Server-Sent Events stream: read its head and first event, then hold it open")
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-connection setup timeout")
 	flag.DurationVar(&c.hold, "hold", 5*time.Minute, "longest time to hold the connections")
 	flag.Parse()
@@ -129,11 +132,36 @@ func openOne(c config, cfg *tls.Config, req []byte) (net.Conn, string) {
 		nc.Close()
 		return nil, "read"
 	}
+	if c.sse {
+		return holdStream(raw, nc, resp)
+	}
 	_, err = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if err != nil || resp.StatusCode != http.StatusOK || resp.Close {
 		nc.Close()
 		return nil, "response"
+	}
+	_ = raw.SetDeadline(time.Time{})
+	return nc, ""
+}
+
+// holdStream reads an event stream's first event (up to its blank line)
+// and returns the connection, left open with the stream running.
+func holdStream(raw, nc net.Conn, resp *http.Response) (net.Conn, string) {
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		nc.Close()
+		return nil, "response"
+	}
+	br := bufio.NewReaderSize(resp.Body, 256)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			nc.Close()
+			return nil, "read"
+		}
+		if line == "\n" {
+			break
+		}
 	}
 	_ = raw.SetDeadline(time.Time{})
 	return nc, ""

@@ -22,6 +22,9 @@ const (
 	JSONPath = "/json"
 	// EchoPath answers POST with the request body and the request's Content-Type.
 	EchoPath = "/echo"
+	// EventsPath answers GET with Server-Sent Events, as examples/hello's
+	// /events does: n events (default 3) ms milliseconds apart (default 100).
+	EventsPath = "/events"
 )
 
 // Bodies and content types of the routes.

@@ -1,0 +1,91 @@
+package gwist
+
+import (
+	"sync"
+
+	"github.com/gwist/gwist/engine"
+)
+
+// Errors of SSEFeed.Send.
+var (
+	// ErrSlowClient: more than WithMaxStreamQueued of the feed waits for
+	// its client; the event was not queued, the feed stays open. Drop the
+	// event, or Close the feed and let the client reconnect.
+	ErrSlowClient = engine.ErrSlowClient
+	// ErrFeedClosed: the feed was closed (Close, or a Shutdown began).
+	ErrFeedClosed = engine.ErrStreamEnded
+	// ErrCannotDetach: SSEFeed on a HEAD request, a response with a
+	// Content-Length, or a request pipelined in front of others.
+	ErrCannotDetach = engine.ErrDetach
+)
+
+// SSEFeed is a Server-Sent Events stream that outlives its handler and holds
+// no goroutine: the handler opens it, hands it to whatever produces events
+// (a hub, a timer) and returns. Its methods are safe from any goroutine.
+//
+// Send queues an event and returns at once; the event loop writes it. A
+// heartbeat comment goes out from the event loop every WithSSEHeartbeat in
+// which nothing was sent. The feed ends with Close, when the client leaves
+// (Send then fails with ErrClientGone), or when a Shutdown begins (the
+// client sees the stream end and reconnects, to another server if there is
+// one); Done is closed then. Memory per open feed is the connection's and
+// the feed's own (about 1 KiB together), not a goroutine's stack.
+type SSEFeed struct {
+	d   *engine.Detached
+	mu  sync.Mutex
+	buf []byte
+}
+
+// SSEFeed answers with a Server-Sent Events stream (Content-Type
+// text/event-stream, Cache-Control no-cache, the head sent at once) that
+// stays open after the handler returns; see SSEFeed. It fails with
+// ErrInlineStreaming on an app running handlers on the event loop and with
+// ErrCannotDetach where the response cannot outlive its handler; the
+// response is then left as it was.
+func (c *Ctx) SSEFeed() (*SSEFeed, error) {
+	every := c.app.sseHeartbeat()
+	var d *engine.Detached
+	err := c.startEventStream(func() error {
+		var err error
+		d, err = c.ex.Detach(max(every, 0), []byte(":\n\n"))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.responded = true
+	return &SSEFeed{d: d}, nil
+}
+
+// Send queues one event. It fails with ErrSSEField for an ID or Event
+// with a line break, ErrSlowClient while the client is too far behind, and
+// ErrClientGone or ErrFeedClosed once the feed has ended.
+func (f *SSEFeed) Send(ev SSEEvent) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	b, err := appendEvent(f.buf[:0], ev)
+	f.buf = b
+	if err != nil {
+		return err
+	}
+	return f.d.Write(b)
+}
+
+// Comment queues a comment line (or lines), which clients ignore.
+func (f *SSEFeed) Comment(text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf = append(appendLines(f.buf[:0], ": ", text), '\n')
+	return f.d.Write(f.buf)
+}
+
+// Close ends the stream after the events already queued; the connection
+// goes on to its next request. Closing an ended feed does nothing.
+func (f *SSEFeed) Close() error { return f.d.Close() }
+
+// Done is closed when the feed has ended.
+func (f *SSEFeed) Done() <-chan struct{} { return f.d.Done() }
+
+// Err says why the feed ended (ErrFeedClosed, ErrClientGone); nil while
+// it is open.
+func (f *SSEFeed) Err() error { return f.d.Err() }
