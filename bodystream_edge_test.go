@@ -330,3 +330,36 @@ func TestStreamBodyInlineRunsOnPool(t *testing.T) {
 		t.Fatalf("%d %q", resp.StatusCode, body)
 	}
 }
+
+// On an app with streaming routes, a buffered route keeps its limit and
+// its behaviour: a declared body over WithMaxBodyBytes gets 413 at once,
+// without "100 Continue" first; within it, 100 Continue comes with the head.
+func TestBufferedRouteBesideStreamingRoutes(t *testing.T) {
+	app := gwist.New(gwist.WithMaxBodyBytes(100))
+	app.StreamBody(0).POST("/stream", hashUpload)
+	app.POST("/buffered", func(c *gwist.Ctx) error { return c.String(200, strconv.Itoa(len(c.Body()))) })
+	addr := startApp(t, app)
+
+	rc := dialRaw(t, addr)
+	rc.send("POST /buffered HTTP/1.1\r\nHost: a\r\nContent-Length: 101\r\nExpect: 100-continue\r\n\r\n")
+	if resp, _ := rc.readResponse("POST"); resp.StatusCode != 413 {
+		t.Fatalf("%d, want 413 (and no 100 Continue)", resp.StatusCode)
+	}
+	rc.expectClosed()
+
+	rc = dialRaw(t, addr)
+	rc.send("POST /buffered HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n")
+	if l := rc.readLine(); l != "HTTP/1.1 100 Continue\r\n" {
+		t.Fatalf("got %q", l)
+	}
+	rc.readLine()
+	rc.send(strings.Repeat("b", 100))
+	if resp, body := rc.readResponse("POST"); resp.StatusCode != 200 || body != "100" {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+	// The streaming route has no limit.
+	rc.send("POST /stream HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n" + strings.Repeat("s", 1000))
+	if resp, body := rc.readResponse("POST"); resp.StatusCode != 200 || !strings.Contains(body, `"bytes":1000`) {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+}

@@ -296,6 +296,14 @@ func (d *h1Driver) streamBody() bool {
 		d.failRequest(err)
 		return true
 	}
+	// Requests parsed before it go first, in a batch of their own; this one
+	// gets a batch to itself, which is never direct (the loop may have to
+	// write "100 Continue" while the handler runs).
+	d.submitBuilding()
+	if c.stopReading { // that batch was refused (503): the connection closes
+		d.dropPartial()
+		return true
+	}
 	ex := d.cur
 	d.cur = nil
 	in := &inbody{c: c, ex: ex, declared: req.ContentLength, keepAlive: req.KeepAlive, cont: req.Expect100,
@@ -307,10 +315,6 @@ func (d *h1Driver) streamBody() bool {
 	if in.cont {
 		c.setPhase(phaseBody, 0) // the client waits for "100 Continue": no timer yet
 	}
-	// Requests parsed before it go first, in a batch of their own; this one
-	// gets a batch to itself, which is never direct (the loop may have to
-	// write "100 Continue" while the handler runs).
-	d.submitBuilding()
 	d.inflight++
 	b := getBatch(c)
 	b.exs = append(b.exs, ex)
