@@ -321,3 +321,42 @@ func TestStreamBodyHTTPS(t *testing.T) {
 		t.Fatalf("peak body buffered %d", p)
 	}
 }
+
+// Full duplex: a handler that streams its response while it reads its body
+// (an echo, as a proxy would do). 8 MiB each way through both buffers,
+// with a client that writes and reads at the same time.
+func TestStreamBodyFullDuplexEcho(t *testing.T) {
+	const size = 8 << 20
+	app := gwist.New()
+	app.StreamBody(0).PUT("/echo", func(c *gwist.Ctx) error {
+		if err := c.Flush(); err != nil { // the head goes out at once
+			return err
+		}
+		_, err := io.Copy(c, c.BodyReader())
+		return err
+	})
+	rc := dialRaw(t, startApp(t, app))
+	go func() {
+		_, _ = io.WriteString(rc.c, "PUT /echo HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n")
+		buf := make([]byte, 32<<10)
+		for off := int64(0); off < size; off += int64(len(buf)) {
+			patterned(buf, off)
+			if _, err := io.WriteString(rc.c, strconv.FormatInt(int64(len(buf)), 16)+"\r\n"); err != nil {
+				return
+			}
+			if _, err := rc.c.Write(append(buf, '\r', '\n')[:len(buf)+2]); err != nil {
+				return
+			}
+		}
+		_, _ = io.WriteString(rc.c, "0\r\n\r\n")
+	}()
+	resp, err := http.ReadResponse(rc.br, &http.Request{Method: "PUT"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, resp.Body)
+	if err != nil || n != size || hex.EncodeToString(h.Sum(nil)) != patternSum(size) {
+		t.Fatalf("echoed %d bytes: %v", n, err)
+	}
+}
