@@ -80,7 +80,7 @@ func TestRoutesThroughNetHTTPClient(t *testing.T) {
 			{"GET", "/redirect", "", 302, "", map[string]string{"Location": "/"}},
 			{"GET", "/nocontent", "", 204, "", nil},
 			{"POST", "/json", `{"name":"gwist"}`, 200, `{"hello":"gwist"}` + "\n", nil},
-			{"POST", "/json", `{"name":`, 400, "invalid JSON body\n", nil},
+			{"POST", "/json", `{"name":`, 400, "invalid JSON body: unexpected end of input\n", nil},
 		}
 		for _, tc := range cases {
 			req, _ := http.NewRequest(tc.method, base+tc.path, strings.NewReader(tc.body))

@@ -96,11 +96,11 @@ func (a *App) maxBodyBytes() int64 {
 	return http1.DefaultMaxBodyBytes
 }
 
-// readStreamedBody reads a streamed body whole, up to limit bytes, for
-// helpers that need it in memory (BindJSON).
-func (c *Ctx) readStreamedBody(limit int64) ([]byte, error) {
+// readLimited reads r whole, up to limit bytes (a 413 *HTTPError beyond),
+// for helpers that need a streamed body in memory (BindJSON, Form).
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(c.BodyReader(), limit+1))
+	n, err := buf.ReadFrom(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"strconv"
@@ -358,5 +359,69 @@ func TestStreamBodyFullDuplexEcho(t *testing.T) {
 	n, err := io.Copy(h, resp.Body)
 	if err != nil || n != size || hex.EncodeToString(h.Sum(nil)) != patternSum(size) {
 		t.Fatalf("echoed %d bytes: %v", n, err)
+	}
+}
+
+// Forms on a streaming route: a multipart upload is parsed as it arrives
+// (its 20 MiB file spilled to a temporary file by mime/multipart, past
+// WithMaxBodyBytes, which does not apply there), an urlencoded body is
+// read up to WithMaxBodyBytes.
+func TestStreamBodyForms(t *testing.T) {
+	const size = 20 << 20
+	app := gwist.New(gwist.WithMaxBodyBytes(1 << 20))
+	s := app.StreamBody(0)
+	s.POST("/file", func(c *gwist.Ctx) error {
+		fh, err := c.FormFile("f")
+		if err != nil {
+			return err
+		}
+		f, err := fh.Open()
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		h := sha256.New()
+		n, _ := io.Copy(h, f)
+		return c.String(200, c.FormValue("name")+" "+strconv.FormatInt(n, 10)+" "+hex.EncodeToString(h.Sum(nil)))
+	})
+	s.POST("/form", func(c *gwist.Ctx) error {
+		v, err := c.Form()
+		if err != nil {
+			return err
+		}
+		return c.String(200, v.Get("a"))
+	})
+	base := "http://" + startApp(t, app)
+	client := newClient(t)
+	client.Timeout = 60 * time.Second
+
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() {
+		_ = mw.WriteField("name", "data.bin")
+		w, _ := mw.CreateFormFile("f", "data.bin")
+		_, _ = io.Copy(w, &patternReader{n: size})
+		pw.CloseWithError(mw.Close())
+	}()
+	resp, err := client.Post(base+"/file", mw.FormDataContentType(), pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := "data.bin " + strconv.Itoa(size) + " " + patternSum(size); string(b) != want {
+		t.Fatalf("%d %q", resp.StatusCode, b)
+	}
+
+	for body, want := range map[string]int{"a=1&b=2": 200, "a=" + strings.Repeat("x", 1<<20): 413} {
+		resp, err := client.Post(base+"/form", "application/x-www-form-urlencoded", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || want == 200 && string(b) != "1" {
+			t.Fatalf("%d %q, want %d", resp.StatusCode, b, want)
+		}
 	}
 }

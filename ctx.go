@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -28,6 +26,7 @@ type Ctx struct {
 	route     string
 	responded bool
 	headerErr error
+	form      *formState // parsed form (form.go)
 }
 
 func (c *Ctx) reset(a *App, ex *engine.Exchange) {
@@ -36,6 +35,8 @@ func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 	c.route = ""
 	c.responded = false
 	c.headerErr = nil
+	c.releaseForm()
+	c.bodyBuf.Reset(nil) // do not pin the previous request's body
 }
 
 // Method is the request method.
@@ -92,30 +93,6 @@ func (c *Ctx) Request() *http1.Request { return &c.ex.Request }
 // WithMaxBodyBytes. On a route that streams its body (Group.StreamBody) it
 // is nil: read the body with BodyReader there.
 func (c *Ctx) Body() []byte { return c.ex.Request.Body }
-
-// BindJSON decodes the JSON request body into v. It answers (through the
-// returned *HTTPError) 415 when the Content-Type is set and is not JSON, and
-// 400 when the body is not valid JSON for v. On a route that streams its
-// body it reads the body first, up to WithMaxBodyBytes (413 beyond).
-func (c *Ctx) BindJSON(v any) error {
-	if ct := c.Header("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return &HTTPError{Code: http.StatusUnsupportedMediaType, Message: "Content-Type must be application/json"}
-		}
-	}
-	body := c.ex.Request.Body
-	if c.ex.StreamedBody() {
-		var err error
-		if body, err = c.readStreamedBody(c.app.maxBodyBytes()); err != nil {
-			return err
-		}
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return &HTTPError{Code: http.StatusBadRequest, Message: "invalid JSON body", Err: err}
-	}
-	return nil
-}
 
 // Context returns a context cancelled when the client goes away or the
 // server force-closes the connection.

@@ -51,8 +51,9 @@ func (g *Group) Use(mw ...Middleware) {
 
 // Handle registers h for method and the group's prefix + pattern, with
 // optional per-route middleware. Patterns: static segments, ":name" for one
-// segment, "*name" for the rest of the path (last only). Conflicting
-// registrations panic.
+// segment, "*name" for the rest of the path (last only); the ServeMux forms
+// "{name}" and "{name...}" are aliases of these. Conflicting registrations,
+// and braces that do not form a whole segment, panic.
 func (g *Group) Handle(method, pattern string, h HandlerFunc, mw ...Middleware) {
 	g.app.addRoute(g, method, g.prefix+pattern, h, mw)
 }

@@ -19,6 +19,7 @@ type config struct {
 	errorHandler          ErrorHandler
 	tls                   tlsstate.Config
 	sseHeartbeat          time.Duration
+	maxInlineFile         int64 // WithMaxInlineFileBytes (file.go)
 }
 
 func defaultConfig() config {

@@ -50,6 +50,7 @@ func (a *App) serve(ex *engine.Exchange) {
 			a.cfg.errorHandler(c, err)
 		}
 	}
+	c.releaseForm() // a multipart form's temporary files
 	if c.headerErr != nil && ex.Streaming() {
 		ex.AbortStream()
 		a.logger().Error("gwist: invalid trailer on a streamed response", slog.String("path", req.Path),

@@ -13,6 +13,14 @@
 //     leading '/': "/static/css/a.css" gives path="css/a.css" and "/static/"
 //     gives path="".
 //
+// The net/http ServeMux (and chi) forms are accepted as aliases: "{name}"
+// is ":name", "{name...}" is "*name", and a final "{$}" (as in "/a/{$}")
+// adds nothing, since static paths here always match exactly. Braces must
+// form a whole segment: "/x{id}", "/{id}.json" or an unclosed "{" panic at
+// registration with a message naming the syntax to use, rather than
+// registering a literal path that never matches. Result.Pattern is the
+// pattern as written, braces included.
+//
 // ':' and '*' start a wildcard only at the beginning of a segment (right after
 // a '/'); elsewhere they are literal bytes, so "/v1/items:batch" is static.
 // Parameter names must be non-empty, unique within a pattern and free of ':'

@@ -3,7 +3,7 @@
 //
 //	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N]
 //	    [-tls-addr 127.0.0.1:8443 [-cert cert.pem -key key.pem]] [-quickack=false]
-//	    [-max-conns N]
+//	    [-max-conns N] [-static-dir DIR]
 //
 // With -tls-addr it also serves the same routes over HTTPS; without -cert
 // and -key it makes an in-memory self-signed ECDSA P-256 certificate.
@@ -24,6 +24,12 @@
 //	                 Content-Length, streamed 32 KiB at a time as the client
 //	                 reads (never held in memory; a slow client blocks the
 //	                 handler, not the server's memory)
+//	GET  /static/*filepath
+//	                 the files of examples/hello/public (embedded in the
+//	                 binary, so it works from any directory), or of
+//	                 -static-dir when given (served from disk through
+//	                 Static: ETag, ranges, 304, index.html, large files
+//	                 streamed)
 //	POST /upload     reads the body as a stream as it arrives (no size limit,
 //	                 never held in memory) and answers
 //	                 {"bytes":N,"sha256":"<hex>"}
@@ -38,11 +44,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
+	"embed"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"os"
 	"os/signal"
@@ -62,11 +70,13 @@ func main() {
 	keyFile := flag.String("key", "", "PEM private key for -cert")
 	quickAck := flag.Bool("quickack", true, "re-arm TCP_QUICKACK during TLS handshakes")
 	maxConns := flag.Int("max-conns", 0, "connections open at once (0: from the descriptor limit)")
+	staticDir := flag.String("static-dir", "", "directory served at /static/ (default: the embedded examples/hello/public)")
 	flag.Parse()
 
 	app := gwist.New(gwist.WithInline(*inline), gwist.WithWorkers(*workers), gwist.WithQuickAck(*quickAck),
 		gwist.WithMaxConns(*maxConns))
 	routes(app)
+	static(app, *staticDir)
 
 	if *addr != "" {
 		bound, err := app.Start(*addr)
@@ -155,6 +165,23 @@ func routes(app *gwist.App) {
 	app.GET("/events", events)
 	app.GET("/download", download)
 	app.StreamBody(0).POST("/upload", upload)
+}
+
+//go:embed public
+var public embed.FS
+
+// static serves GET /static/*filepath: dir from disk, or the embedded
+// public directory when dir is "".
+func static(app *gwist.App, dir string) {
+	if dir != "" {
+		app.Static("/static", dir)
+		return
+	}
+	sub, err := fs.Sub(public, "public")
+	if err != nil {
+		panic(err)
+	}
+	app.StaticFS("/static", sub)
 }
 
 // queryInt parses the query parameter name as an integer in [0, max],

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ func startHello(t *testing.T, opts ...gwist.Option) string {
 	t.Helper()
 	app := gwist.New(opts...)
 	routes(app)
+	static(app, "")
 	addr, err := app.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -110,4 +112,55 @@ func TestUpload(t *testing.T) {
 			}
 		}
 	}
+}
+
+// GET /static/*filepath serves examples/hello/public: embedded by default,
+// from disk with -static-dir; with an ETag that revalidates to a 304, a
+// HEAD with the length, ranges, and no way out of the directory.
+func TestStatic(t *testing.T) {
+	want, err := os.ReadFile("public/hello.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk := gwist.New()
+	routes(disk)
+	static(disk, "public")
+	addr, err := disk.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = disk.Shutdown(context.Background()) })
+	for _, base := range []string{startHello(t), startHello(t, gwist.WithInline(true)), "http://" + addr.String()} {
+		resp, body := fetch(t, base+"/static/hello.txt")
+		etag := resp.Header.Get("ETag")
+		if resp.StatusCode != 200 || body != string(want) || etag == "" ||
+			resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+			t.Fatalf("%s: %d %q %v", base, resp.StatusCode, body, resp.Header)
+		}
+		for _, h := range [][2]string{{"If-None-Match", etag}, {"Range", "bytes=0-4"}} {
+			req, _ := http.NewRequest("GET", base+"/static/hello.txt", nil)
+			req.Header.Set(h[0], h[1])
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if h[0] == "Range" && (resp.StatusCode != 206 || string(b) != string(want[:5])) ||
+				h[0] != "Range" && (resp.StatusCode != 304 || len(b) != 0) {
+				t.Errorf("%s %s: %d %q", base, h[0], resp.StatusCode, b)
+			}
+		}
+		resp, err := http.Head(base + "/static/hello.txt")
+		if err != nil || resp.StatusCode != 200 || resp.ContentLength != int64(len(want)) {
+			t.Errorf("HEAD: %v %v", err, resp)
+		}
+		if resp, _ := fetch(t, base+"/static/nope.txt"); resp.StatusCode != 404 {
+			t.Errorf("missing: %d", resp.StatusCode)
+		}
+		if resp, _ := fetch(t, base+"/static/%2e%2e/main.go"); resp.StatusCode != 400 {
+			t.Errorf("dot-dot: %d", resp.StatusCode)
+		}
+	}
+	http.DefaultClient.CloseIdleConnections()
 }

@@ -104,6 +104,7 @@ func allWorkloads() []workload {
 		h2Workload(false),
 		idleWorkload(false),
 		idleWorkload(true),
+		idleSSEWorkload(),
 		cpuWorkload(),
 		silentWorkload(),
 		rateWorkload(),
