@@ -34,8 +34,7 @@ type App struct {
 
 	notFound         HandlerFunc
 	methodNotAllowed HandlerFunc
-	notFoundChain    HandlerFunc
-	methodChain      HandlerFunc
+	appChain         HandlerFunc // app-level middleware around dispatch
 
 	goneErrs goneErrors // handler errors after the client left: see DefaultErrorHandler
 
@@ -84,7 +83,8 @@ func New(opts ...Option) *App {
 func (a *App) NotFound(h HandlerFunc) { a.mustNotBeFrozen(); a.notFound = h }
 
 // MethodNotAllowed sets the handler for requests whose path exists only for
-// other methods. The Allow header is already set when it runs.
+// other methods. The Allow header is already set when it runs. App-level
+// middleware (App.Use) runs around it, as around NotFound.
 func (a *App) MethodNotAllowed(h HandlerFunc) { a.mustNotBeFrozen(); a.methodNotAllowed = h }
 
 func (a *App) mustNotBeFrozen() {
@@ -105,8 +105,10 @@ func (a *App) addRoute(g *Group, method, pattern string, h HandlerFunc, mw []Mid
 	a.routes = append(a.routes, r)
 }
 
-// freeze composes every route's middleware chain; it runs once, at the
-// first Start.
+// freeze composes the middleware chains; it runs once, at the first
+// Start. App-level middleware (App.Use) wraps routing itself, so it runs
+// for every request, the router's own answers included; group and route
+// middleware wrap the route's handler, after routing.
 func (a *App) freeze() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -118,20 +120,20 @@ func (a *App) freeze() {
 		if r.stream {
 			a.cfg.engine.StreamBody = a.bodyStreams
 		}
-		h := chain(r.handler, r.mw)
-		for g := r.group; g != nil; g = g.parent {
-			h = chain(h, g.mw)
+		h := a.chain(r.handler, r.mw)
+		for g := r.group; g != nil && g != &a.rootGroup; g = g.parent {
+			h = a.chain(h, g.mw)
 		}
 		r.chain = h
 	}
-	a.notFoundChain = chain(a.notFound, a.rootGroup.mw)
-	a.methodChain = chain(a.methodNotAllowed, a.rootGroup.mw)
+	a.appChain = a.chain(a.dispatch, a.rootGroup.mw)
 }
 
-// chain wraps h so that mw[0] is outermost.
-func chain(h HandlerFunc, mw []Middleware) HandlerFunc {
+// chain wraps h so that mw[0] is outermost. Each middleware's next answers
+// the errors it returns before the middleware goes on (see answered).
+func (a *App) chain(h HandlerFunc, mw []Middleware) HandlerFunc {
 	for i := len(mw) - 1; i >= 0; i-- {
-		h = mw[i](h)
+		h = mw[i](a.answered(h))
 	}
 	return h
 }

@@ -69,7 +69,12 @@ type bodyStream Ctx
 
 func (s *bodyStream) Read(p []byte) (int, error) {
 	n, err := s.ex.ReadBody(p)
-	if err != nil && err != io.EOF {
+	switch {
+	case err == io.EOF && s.req != nil:
+		// Request() copied the request before the trailers came; they are
+		// the engine's copies, the handler's to keep.
+		s.req.Trailers = s.ex.Request.Trailers
+	case err != nil && err != io.EOF:
 		err = bodyHTTPError(err)
 	}
 	return n, err

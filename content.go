@@ -2,17 +2,20 @@ package gwist
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"mime"
 	"net/http"
+	"os"
 	"path"
 	"slices"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/gwist/gwist/engine"
 	"github.com/gwist/gwist/internal/conditional"
 )
 
@@ -126,8 +129,9 @@ func (c *Ctx) sendParts(src *fileSource, code int, parts []part) error {
 	if c.Method() == http.MethodHead && !inline {
 		return c.Flush() // the head says the length; there is no body
 	}
-	if inline || total <= fileChunk {
-		// Buffered: read straight into the response body.
+	if (inline || total <= fileChunk) && c.w == nil {
+		// Buffered: read straight into the response body (unless a
+		// middleware's body writer must see it: then through c.Write).
 		start := len(c.ex.Body)
 		c.ex.Body = slices.Grow(c.ex.Body, int(total))
 		for _, p := range parts {
@@ -139,14 +143,27 @@ func (c *Ctx) sendParts(src *fileSource, code int, parts []part) error {
 				return c.fileReadFailed(err)
 			}
 		}
+		c.written += total
 		return nil
 	}
 	bp := fileChunks.Get().(*[]byte)
 	defer fileChunks.Put(bp)
 	buf := *bp
+	osFile, _ := src.f.(*os.File)
 	for _, p := range parts {
 		if _, err := io.WriteString(c, p.head); err != nil {
 			return err
+		}
+		if osFile != nil && src.ra != nil {
+			// From the page cache to the socket, where the engine can.
+			c.responded = true
+			err := c.ex.SendFile(osFile, p.start, p.length)
+			if err == nil {
+				continue
+			}
+			if !errors.Is(err, engine.ErrNoSendfile) {
+				return err
+			}
 		}
 		for off, end := p.start, p.start+p.length; off < end; {
 			n := int(min(int64(len(buf)), end-off))
@@ -174,6 +191,7 @@ func (c *Ctx) fileReadFailed(err error) error {
 		c.ex.Body = c.ex.Body[:0]
 		c.ex.Status = 0
 		c.responded = false
+		c.written = 0
 	}
 	return fmt.Errorf("gwist: reading file: %w", err)
 }

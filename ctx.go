@@ -16,8 +16,10 @@ import (
 )
 
 // Ctx is one request and its response. The framework pools Ctx values: do
-// not keep a Ctx, or strings and slices taken from it, after the handler
-// returns.
+// not keep a Ctx after the handler returns. The strings and slices its
+// accessors return (Method, Path, Route, Param, Query, Header, Body,
+// Request) are the handler's own and may be kept; the Unsafe accessors
+// (UnsafePath, UnsafeParam, ...) are the zero-copy exceptions.
 type Ctx struct {
 	app       *App
 	ex        *engine.Exchange
@@ -27,6 +29,15 @@ type Ctx struct {
 	responded bool
 	headerErr error
 	form      *formState // parsed form (form.go)
+
+	bodyTaken bool           // Body handed the request's body buffer over
+	req       *http1.Request // Request's copy, made on its first call
+	ctx       context.Context
+	ctxStops  []func()   // undo SetContext's cancellation links
+	w         BodyWriter // SetWriter's; nil writes the body directly
+	written   int64      // body bytes written so far (BytesWritten)
+	handled   error      // the error the error handler last answered
+	values    []ctxValue // Set and Get
 }
 
 func (c *Ctx) reset(a *App, ex *engine.Exchange) {
@@ -37,66 +48,110 @@ func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 	c.headerErr = nil
 	c.releaseForm()
 	c.bodyBuf.Reset(nil) // do not pin the previous request's body
+	c.bodyTaken = false
+	c.req = nil
+	c.ctx = nil
+	c.w = nil
+	c.written = 0
+	c.handled = nil
+	if len(c.values) > 0 {
+		clear(c.values)
+		c.values = c.values[:0]
+	}
 }
 
-// Method is the request method.
-func (c *Ctx) Method() string { return c.ex.Request.Method }
+// finish releases what the request held once its handlers returned.
+func (c *Ctx) finish() {
+	c.releaseForm() // a multipart form's temporary files
+	if len(c.ctxStops) > 0 {
+		for _, stop := range c.ctxStops {
+			stop()
+		}
+		clear(c.ctxStops)
+		c.ctxStops = c.ctxStops[:0]
+	}
+	c.ctx, c.w, c.req = nil, nil, nil
+	if len(c.values) > 0 {
+		clear(c.values) // let the values go now, not at the next request
+		c.values = c.values[:0]
+	}
+}
 
-// Path is the request path, without the query, as sent (not decoded).
-func (c *Ctx) Path() string { return c.ex.Request.Path }
+// Method is the request method. The registered methods (GET, POST, ...)
+// are constants; another method is copied.
+func (c *Ctx) Method() string {
+	if m := c.ex.Request.Method; http1.IsInternedMethod(m) {
+		return m
+	}
+	return strings.Clone(c.ex.Request.Method)
+}
 
-// Route is the pattern of the matched route ("" when none matched).
+// Path is the request path, without the query, as sent (not decoded). It
+// is a copy (see UnsafePath).
+func (c *Ctx) Path() string { return strings.Clone(c.ex.Request.Path) }
+
+// Route is the pattern of the matched route ("" when none matched, and in
+// app-level middleware before next runs: routing happens after it).
 func (c *Ctx) Route() string { return c.route }
 
 // Param returns the path parameter name, percent-decoded ("" when absent).
+// It is a copy (see UnsafeParam).
 func (c *Ctx) Param(name string) string {
 	v := c.params.Get(name)
 	if strings.IndexByte(v, '%') >= 0 {
 		if d, err := url.PathUnescape(v); err == nil {
-			return d
+			return d // a new string already
 		}
 	}
-	return v
+	return strings.Clone(v)
 }
 
 // Query returns the first value of the query parameter name, decoded, or ""
-// when absent.
+// when absent. It is a copy (see UnsafeQuery).
 func (c *Ctx) Query(name string) string {
-	q := c.ex.Request.RawQuery
-	for q != "" {
-		var pair string
-		pair, q, _ = strings.Cut(q, "&")
-		k, v, _ := strings.Cut(pair, "=")
-		if k != name {
-			dk, err := url.QueryUnescape(k)
-			if err != nil || dk != name {
-				continue
-			}
-		}
-		if d, err := url.QueryUnescape(v); err == nil {
-			return d
-		}
-		return v
+	v := c.UnsafeQuery(name)
+	if strings.IndexByte(v, '%') < 0 && strings.IndexByte(v, '+') < 0 {
+		return strings.Clone(v)
 	}
-	return ""
+	if d, err := url.QueryUnescape(v); err == nil {
+		return d // a new string already
+	}
+	return strings.Clone(v)
 }
 
 // Header returns the first value of the request header name
-// (case-insensitive), or "".
-func (c *Ctx) Header(name string) string { return c.ex.Request.Header(name) }
+// (case-insensitive), or "". It is a copy (see UnsafeHeader).
+func (c *Ctx) Header(name string) string { return strings.Clone(c.ex.Request.Header(name)) }
 
 // Request gives the parsed request, for what the helpers above do not cover
-// (all headers, the target, the protocol version, trailers).
-func (c *Ctx) Request() *http1.Request { return &c.ex.Request }
+// (all headers, the target, the protocol version, trailers). It is a copy,
+// made on the first call of each request (four allocations) and shared by
+// later calls of the same request: its strings and slices may be kept.
+// UnsafeRequest gives the original without the copy.
+func (c *Ctx) Request() *http1.Request {
+	if c.req == nil {
+		c.req = c.ex.Request.Clone()
+		if c.bodyTaken {
+			c.req.Body = c.ex.Request.Body // already the handler's: no second copy
+		}
+	}
+	return c.req
+}
 
 // Body is the request body, already read in full and bounded by
-// WithMaxBodyBytes. On a route that streams its body (Group.StreamBody) it
-// is nil: read the body with BodyReader there.
-func (c *Ctx) Body() []byte { return c.ex.Request.Body }
+// WithMaxBodyBytes. The slice is the handler's to keep: the request's
+// buffer is handed over rather than copied, and the next request on the
+// connection reads its body into a new one (one allocation, for requests
+// whose handler called Body). On a route that streams its body
+// (Group.StreamBody) it is nil: read the body with BodyReader there.
+func (c *Ctx) Body() []byte {
+	if !c.bodyTaken {
+		c.bodyTaken = true
+		c.ex.Request.TakeBody()
+	}
+	return c.ex.Request.Body
+}
 
-// Context returns a context cancelled when the client goes away or the
-// server force-closes the connection.
-func (c *Ctx) Context() context.Context { return c.ex.Context() }
 
 // RemoteAddr is the client's address.
 func (c *Ctx) RemoteAddr() net.Addr { return c.ex.RemoteAddr() }
@@ -137,13 +192,14 @@ func (c *Ctx) ResponseHeader(name string) string { return c.ex.Header.Get(name) 
 // blocking while more than WithMaxStreamQueued waits for a slow client. It
 // fails with ErrClientGone once the client has left, and ErrBodyLength
 // past a declared Content-Length. A header that SetHeader refused is
-// returned here before anything is sent.
+// returned here before anything is sent. When a middleware replaced the
+// body writer (SetWriter), p goes through it.
 func (c *Ctx) Write(p []byte) (int, error) {
-	if c.headerErr != nil && !c.ex.Streaming() {
-		return 0, c.headerErr
+	if c.w != nil {
+		c.responded = true
+		return c.w.Write(p)
 	}
-	c.responded = true
-	return c.ex.Write(p)
+	return c.rawWrite(p)
 }
 
 // Flush sends the response's head, if not yet sent, and the body written so
@@ -152,16 +208,13 @@ func (c *Ctx) Write(p []byte) (int, error) {
 // aborts the body (the connection is closed mid-response) instead of
 // producing an error response. Handlers run on the event loop
 // (WithInline) never stream: Flush returns ErrInlineStreaming and the
-// response is sent whole when the handler returns.
+// response is sent whole when the handler returns. When a middleware
+// replaced the body writer (SetWriter), Flush goes through it.
 func (c *Ctx) Flush() error {
-	if c.headerErr != nil && !c.ex.Streaming() {
-		return c.headerErr
+	if c.w != nil {
+		return c.w.Flush()
 	}
-	err := c.ex.Flush()
-	if c.ex.Streaming() {
-		c.responded = true
-	}
-	return err
+	return c.rawFlush()
 }
 
 // SetTrailer sets a trailer field, sent after the body. Trailers need
@@ -180,8 +233,7 @@ func (c *Ctx) SetTrailer(name, value string) *Ctx {
 func (c *Ctx) String(code int, s string) error {
 	c.setContentType("text/plain; charset=utf-8")
 	c.Status(code)
-	c.ex.Body = append(c.ex.Body[:0], s...)
-	return nil
+	return c.setBody(s)
 }
 
 // Bytes answers with status code, the given Content-Type and b.
@@ -190,8 +242,7 @@ func (c *Ctx) Bytes(code int, contentType string, b []byte) error {
 		c.SetHeader("Content-Type", contentType)
 	}
 	c.Status(code)
-	c.ex.Body = append(c.ex.Body[:0], b...)
-	return nil
+	return c.setBody(bytesToString(b))
 }
 
 // JSON answers with status code and v encoded as JSON.
@@ -202,15 +253,13 @@ func (c *Ctx) JSON(code int, v any) error {
 	}
 	c.setContentType("application/json")
 	c.Status(code)
-	c.ex.Body = append(append(c.ex.Body[:0], b...), '\n')
-	return nil
+	return c.setBody(bytesToString(append(b, '\n')))
 }
 
 // NoContent answers with status code and no body.
 func (c *Ctx) NoContent(code int) error {
 	c.Status(code)
-	c.ex.Body = c.ex.Body[:0]
-	return nil
+	return c.setBody("")
 }
 
 // Redirect answers with a redirect (code must be 3xx) to location.
@@ -223,8 +272,7 @@ func (c *Ctx) Redirect(code int, location string) error {
 	}
 	c.SetHeader("Location", location)
 	c.Status(code)
-	c.ex.Body = c.ex.Body[:0]
-	return nil
+	return c.setBody("")
 }
 
 func (c *Ctx) setContentType(ct string) {

@@ -1,6 +1,7 @@
 package gwist
 
 import (
+	"context"
 	"errors"
 	"github.com/gwist/gwist/engine"
 	"log/slog"
@@ -72,11 +73,10 @@ type ErrorHandler func(c *Ctx, err error)
 func DefaultErrorHandler(c *Ctx, err error) {
 	var he *HTTPError
 	if !errors.As(err, &he) {
-		if c.Context().Err() != nil {
+		if c.ex.Context().Err() != nil {
 			c.app.goneErrs.log(c, err)
 		} else {
-			c.app.logger().Error("gwist: handler error", slog.String("method", c.Method()),
-				slog.String("path", c.Path()), slog.Any("error", err))
+			c.app.logError(c, "gwist: handler error", slog.Any("error", err))
 		}
 		he = &HTTPError{Code: http.StatusInternalServerError}
 	}
@@ -101,8 +101,7 @@ type goneErrors struct {
 func (g *goneErrors) log(c *Ctx, err error) {
 	g.count.Add(1)
 	if ok, n := g.lines.Allow(); ok {
-		c.app.logger().Info("gwist: handler error after the client went away",
-			slog.String("method", c.Method()), slog.String("path", c.Path()),
-			slog.Any("error", err), slog.Uint64("unlogged_since_last", n))
+		c.app.logger().LogAttrs(context.Background(), slog.LevelInfo, "gwist: handler error after the client went away",
+			append(c.LogAttrs(), slog.Any("error", err), slog.Uint64("unlogged_since_last", n))...)
 	}
 }

@@ -42,8 +42,15 @@ func (g *Group) StreamBody(max int64) *Group {
 }
 
 // Use adds middleware to the group: it wraps every route of the group and
-// its sub-groups, whether registered before or after this call. On the App
-// it also wraps the NotFound and MethodNotAllowed handlers.
+// its sub-groups, whether registered before or after this call.
+//
+// On the App, middleware runs for every request, before routing: around
+// the routes, and around the router's own answers too (404, 405, the
+// automatic OPTIONS, the trailing-slash redirects) and the error handler's.
+// The order for a request is: App.Use middleware (in the order added),
+// routing, then the groups' middleware (outer group first), the route's
+// own (App.GET(path, h, mw...)), and the handler. Route() is "" in
+// app-level middleware until next returns.
 func (g *Group) Use(mw ...Middleware) {
 	g.app.mustNotBeFrozen()
 	g.mw = append(g.mw, mw...)

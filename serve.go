@@ -1,17 +1,20 @@
 package gwist
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 
 	"github.com/gwist/gwist/engine"
 	"github.com/gwist/gwist/router"
 )
 
-// serve is the engine.Handler: route the request, run its chain, turn a
-// returned error into a response.
+// serve is the engine.Handler: run the app-level middleware around
+// routing, and turn an error or a panic into a response.
 func (a *App) serve(ex *engine.Exchange) {
 	c, _ := ex.User.(*Ctx)
 	if c == nil || c.app != a {
@@ -19,49 +22,144 @@ func (a *App) serve(ex *engine.Exchange) {
 		ex.User = c
 	}
 	c.reset(a, ex)
-	req := &ex.Request
+	defer c.finish()
+	defer a.recoverPanic(c)
+	if err := a.appChain(c); err != nil {
+		c.answerError(err)
+	}
+	a.checkHeaders(c)
+}
+
+// dispatch routes the request and runs what answers it: the route's chain
+// (its groups' and its own middleware, then the handler), or the router's
+// own answers. App-level middleware runs around it.
+func (a *App) dispatch(c *Ctx) error {
+	req := &c.ex.Request
 	res := a.router.Lookup(req.Method, req.Path, &c.params)
-	var h HandlerFunc
 	switch res.Status {
 	case router.Found:
 		c.route = res.Pattern
-		h = res.Handler.chain
+		return res.Handler.chain(c)
 	case router.MethodNotAllowed:
 		c.SetHeader("Allow", a.router.Allowed(req.Path))
-		h = a.methodChain
+		return a.methodNotAllowed(c)
 	case router.AutoOptions:
 		c.SetHeader("Allow", a.router.Allowed(req.Path))
-		c.Status(http.StatusNoContent)
-		return
+		return c.NoContent(http.StatusNoContent)
 	case router.RedirectTrailingSlash:
 		// "//host" would be a protocol-relative URL: never redirect there.
 		if !strings.HasPrefix(res.Redirect, "//") {
-			a.redirectSlash(c, res.Redirect)
-			return
-		}
-		h = a.notFoundChain
-	default:
-		h = a.notFoundChain
-	}
-	if err := h(c); err != nil {
-		if ex.Streaming() {
-			a.streamFailed(c, err)
-		} else {
-			a.cfg.errorHandler(c, err)
+			return a.redirectSlash(c, res.Redirect)
 		}
 	}
-	c.releaseForm() // a multipart form's temporary files
-	if c.headerErr != nil && ex.Streaming() {
+	return a.notFound(c)
+}
+
+// answered wraps next so that an error it returns is answered (by the error
+// handler) before the middleware that called it goes on: a middleware
+// reads the final status after next. The error is still returned, for the
+// middleware to see; it is not answered twice.
+func (a *App) answered(next HandlerFunc) HandlerFunc {
+	return func(c *Ctx) error {
+		err := next(c)
+		if err != nil {
+			c.answerError(err)
+		}
+		return err
+	}
+}
+
+// answerError turns err into a response through the error handler, unless
+// this error (or one it wraps) was answered already.
+func (c *Ctx) answerError(err error) {
+	if c.handled != nil && errors.Is(err, c.handled) {
+		return
+	}
+	c.handled = err
+	if c.ex.Streaming() {
+		c.app.streamFailed(c, err)
+		return
+	}
+	c.app.cfg.errorHandler(c, err)
+}
+
+// PanicError is the error a recovered handler panic becomes: the App's
+// last-resort recovery and middleware.Recover give it (inside an
+// *HTTPError with code 500) to the error handler.
+type PanicError struct {
+	Value any    // what was passed to panic
+	Stack []byte // the panicking goroutine's stack
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Unwrap returns the panic value when it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// recoverPanic is the last resort for a panic no middleware recovered: it
+// is logged with the request's fields and its stack, and answered with 500
+// through the error handler, keeping the headers that do not describe the
+// abandoned body (ResetResponse). A streamed response is cut off instead.
+// Middleware the panic unwound through did not finish (an access log
+// outside it logs nothing): put middleware.Recover inside them.
+func (a *App) recoverPanic(c *Ctx) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	pe := &PanicError{Value: r, Stack: debug.Stack()}
+	a.logError(c, "gwist: handler panic", slog.Any("panic", r), slog.String("stack", string(pe.Stack)))
+	if !c.ResetResponse() {
+		c.ex.AbortStream() // a streamed response cannot become a 500 any more
+		return
+	}
+	c.w = nil // a wrapping writer may be mid-way: answer directly
+	c.answerError(&HTTPError{Code: http.StatusInternalServerError, Err: pe})
+	a.checkHeaders(c)
+}
+
+// LogAttrs are the request's fields for a log line about it: method,
+// path, route, remote (the client's address) and, when a request ID was
+// Set under RequestIDKey, request_id. gwist's own lines carry them.
+func (c *Ctx) LogAttrs() []slog.Attr {
+	attrs := make([]slog.Attr, 4, 8)
+	attrs[0] = slog.String("method", c.Method())
+	attrs[1] = slog.String("path", c.Path())
+	attrs[2] = slog.String("route", c.route)
+	attrs[3] = slog.String("remote", "")
+	if ra := c.RemoteAddr(); ra != nil {
+		attrs[3] = slog.String("remote", ra.String())
+	}
+	if id := c.requestID(); id != "" {
+		attrs = append(attrs, slog.String("request_id", id))
+	}
+	return attrs
+}
+
+// logError logs msg at ERROR with the request's fields and more.
+func (a *App) logError(c *Ctx, msg string, more ...slog.Attr) {
+	a.logger().LogAttrs(context.Background(), slog.LevelError, msg, append(c.LogAttrs(), more...)...)
+}
+
+// checkHeaders turns a refused response header (header injection) into a
+// 500, or cuts off a streamed response whose trailer was refused.
+func (a *App) checkHeaders(c *Ctx) {
+	if c.headerErr == nil {
+		return
+	}
+	ex := c.ex
+	if ex.Streaming() {
 		ex.AbortStream()
-		a.logger().Error("gwist: invalid trailer on a streamed response", slog.String("path", req.Path),
-			slog.Any("error", c.headerErr))
-	} else if c.headerErr != nil {
-		a.logger().Error("gwist: invalid response header", slog.String("path", req.Path),
-			slog.Any("error", c.headerErr))
-		ex.Header.Reset()
-		ex.Status = http.StatusInternalServerError
-		ex.Body = append(ex.Body[:0], "Internal Server Error\n"...)
+		a.logError(c, "gwist: invalid trailer on a streamed response", slog.Any("error", c.headerErr))
+		return
 	}
+	a.logError(c, "gwist: invalid response header", slog.Any("error", c.headerErr))
+	ex.Header.Reset()
+	ex.Status = http.StatusInternalServerError
+	ex.Body = append(ex.Body[:0], "Internal Server Error\n"...)
 }
 
 // streamFailed handles an error returned after the response began to
@@ -69,22 +167,21 @@ func (a *App) serve(ex *engine.Exchange) {
 // and the error is logged, or counted when the client had left.
 func (a *App) streamFailed(c *Ctx, err error) {
 	c.ex.AbortStream()
-	if c.Context().Err() != nil || errors.Is(err, engine.ErrClientGone) {
+	if c.ex.Context().Err() != nil || errors.Is(err, engine.ErrClientGone) {
 		a.goneErrs.log(c, err)
 		return
 	}
-	a.logger().Error("gwist: handler error after its response began to stream",
-		slog.String("method", c.Method()), slog.String("path", c.Path()), slog.Any("error", err))
+	a.logError(c, "gwist: handler error after its response began to stream", slog.Any("error", err))
 }
 
-func (a *App) redirectSlash(c *Ctx, path string) {
+func (a *App) redirectSlash(c *Ctx, path string) error {
 	code := http.StatusPermanentRedirect
-	if m := c.Method(); m == http.MethodGet || m == http.MethodHead {
+	if m := c.ex.Request.Method; m == http.MethodGet || m == http.MethodHead {
 		code = http.StatusMovedPermanently
 	}
 	loc := path
 	if q := c.ex.Request.RawQuery; q != "" {
 		loc = path + "?" + q
 	}
-	_ = c.Redirect(code, loc)
+	return c.Redirect(code, loc)
 }

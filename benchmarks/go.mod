@@ -2,10 +2,8 @@ module github.com/gwist/gwist/benchmarks
 
 go 1.26.0
 
-// The framework under test, built from this checkout (examples/hello).
-// Nothing in this module imports it, so `go mod tidy` drops this line:
-// put it back after tidying, or the runner falls back to building
-// examples/hello inside the framework's own module.
+// The framework under test, built from this checkout (examples/hello, and
+// servers/gzipjson, which imports it).
 replace github.com/gwist/gwist => ../
 
 require (

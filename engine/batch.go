@@ -109,10 +109,15 @@ func runBatch(b *batch) (unbound bool) {
 	if b.direct && b.detached == nil && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
 		return unbound // written; the loop collects the batch when it next looks
 	}
-	// An error: the engine is stopping and the loop is gone, so nobody will
-	// write these responses. The batch is left to the garbage collector,
-	// since the connection's OnClose may still be looking at it.
-	_ = b.c.el.Execute(context.Background(), b)
+	if err := b.c.el.Execute(context.Background(), b); err != nil {
+		// The engine is stopping and the loop is gone, so nobody will
+		// write these responses. The batch is left to the garbage
+		// collector, since the connection's OnClose may still be looking
+		// at it; a detached response is ended for those waiting on it.
+		if b.detached != nil {
+			b.detached.abandon()
+		}
+	}
 	return unbound
 }
 

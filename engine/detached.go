@@ -205,7 +205,9 @@ func (f *detachedFlush) Run(context.Context) error {
 	d.c.beginLoopTask()
 	d.flush()
 	d.c.finishCallback()
-	d.backlog.Store(int64(d.c.gc.OutboundBuffered()))
+	if !d.c.closed {
+		d.backlog.Store(int64(d.c.gc.OutboundBuffered()))
+	}
 	return nil
 }
 
@@ -269,6 +271,9 @@ func (d *Detached) adopt() {
 	c.beginLoopTask()
 	d.flush()
 	c.finishCallback()
+	if !c.closed {
+		d.backlog.Store(int64(c.gc.OutboundBuffered()))
+	}
 }
 
 // finishGone ends the response because the connection closed, and lets the
@@ -289,6 +294,19 @@ func (d *Detached) abort() {
 	d.mu.Lock()
 	d.end(errStreamAborted)
 	d.mu.Unlock()
+}
+
+// abandon ends the response when its loop is gone (the engine stopped
+// before the loop could adopt it): nothing will write it, and nobody else
+// will close done.
+func (d *Detached) abandon() {
+	d.mu.Lock()
+	if !d.ended {
+		d.ended, d.err = true, ErrClientGone
+	}
+	d.mu.Unlock()
+	d.finished = true
+	close(d.done)
 }
 
 // tick runs at every sweep: the keep-alive write, and the end of the

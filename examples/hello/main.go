@@ -3,7 +3,7 @@
 //
 //	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N]
 //	    [-tls-addr 127.0.0.1:8443 [-cert cert.pem -key key.pem]] [-quickack=false]
-//	    [-max-conns N] [-static-dir DIR]
+//	    [-max-conns N] [-static-dir DIR] [-middleware]
 //
 // With -tls-addr it also serves the same routes over HTTPS; without -cert
 // and -key it makes an in-memory self-signed ECDSA P-256 certificate.
@@ -37,6 +37,11 @@
 // /events and /download need the worker pool: with -inline they answer 501.
 // /upload runs on the worker pool even with -inline.
 //
+// With -middleware (off by default, so that benchmarks measure bare routes)
+// every request goes through the request-ID, access-log (to stderr),
+// recover, gzip and CORS (allowing the origin http://localhost:3000)
+// middleware.
+//
 // It stops gracefully on SIGINT or SIGTERM.
 package main
 
@@ -52,6 +57,7 @@ import (
 	"io"
 	"io/fs"
 	"log"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strconv"
@@ -71,12 +77,17 @@ func main() {
 	quickAck := flag.Bool("quickack", true, "re-arm TCP_QUICKACK during TLS handshakes")
 	maxConns := flag.Int("max-conns", 0, "connections open at once (0: from the descriptor limit)")
 	staticDir := flag.String("static-dir", "", "directory served at /static/ (default: the embedded examples/hello/public)")
+	withMiddleware := flag.Bool("middleware", false,
+		"wrap every route in request-ID, access-log, recover, gzip and CORS (origin "+corsOrigin+") middleware")
 	flag.Parse()
 
 	app := gwist.New(gwist.WithInline(*inline), gwist.WithWorkers(*workers), gwist.WithQuickAck(*quickAck),
 		gwist.WithMaxConns(*maxConns))
 	routes(app)
 	static(app, *staticDir)
+	if *withMiddleware {
+		useMiddleware(app, slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	}
 
 	if *addr != "" {
 		bound, err := app.Start(*addr)

@@ -1,0 +1,120 @@
+//go:build unix
+
+package engine
+
+import (
+	"errors"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/gwist/gwist/http1"
+)
+
+// ErrNoSendfile: the response cannot take its body from a file in the
+// kernel here (TLS, an Inline server, chunked framing, a detached
+// response); the caller writes the bytes itself instead.
+var ErrNoSendfile = errors.New("engine: sendfile is not available for this response")
+
+// sendfileMax bounds one sendfile call, so that the write timeout and a
+// client's leaving are looked at between calls.
+const sendfileMax = 1 << 20
+
+// SendFile sends n bytes of f from offset off as the next part of the body,
+// from the kernel's page cache to the socket without copying them through
+// the process (sendfile(2)). The response streams from then on (like
+// Flush), with the same backpressure and errors as Write: it blocks while
+// the socket is full, fails with ErrClientGone when the client left and
+// with ErrBodyLength past the declared Content-Length. It returns
+// ErrNoSendfile, having sent nothing itself, where it cannot be used; a
+// file that turns out shorter than n fails the response
+// (io.ErrUnexpectedEOF).
+func (ex *Exchange) SendFile(f *os.File, off, n int64) error {
+	b := ex.b
+	if b == nil || b.c.tls != nil || (ex.st != nil && ex.st.detached != nil) ||
+		(ex.st == nil && ex.Header.Get("Content-Length") == "" && ex.Request.ProtoMinor > 0) {
+		return ErrNoSendfile // the last: it would stream chunked
+	}
+	if ex.st == nil {
+		if err := ex.startStream(); err != nil {
+			return err
+		}
+	}
+	st := ex.st
+	if st.err != nil {
+		return st.err
+	}
+	switch st.framing {
+	case http1.FramingNone:
+		st.sent += n // HEAD: the head said the length; no body goes out
+		return nil
+	case http1.FramingLength:
+		if n > st.declared-st.sent {
+			st.broken = true
+			st.err = ErrBodyLength
+			return st.err
+		}
+	case http1.FramingClose:
+	default:
+		return ErrNoSendfile
+	}
+	// What was written before goes first.
+	if err := st.fail(st.drain(0)); err != nil {
+		return err
+	}
+	fd := int(f.Fd())
+	defer runtime.KeepAlive(f)
+	for n > 0 {
+		sent, err := st.outbound.sendfile(fd, &off, int(min(n, sendfileMax)))
+		st.sent += int64(sent)
+		n -= int64(sent)
+		switch {
+		case errors.Is(err, unix.EAGAIN):
+			if err := st.wait(); err != nil {
+				return st.fail(err)
+			}
+		case errors.Is(err, ErrClientGone):
+			return st.fail(err)
+		case err != nil:
+			return st.fail(err) // the file could not be read
+		case sent == 0:
+			return st.fail(io.ErrUnexpectedEOF) // the file is shorter than said
+		}
+	}
+	return nil
+}
+
+// sendfile sends up to count bytes of the file infd from *off to the
+// socket, under the write side's lock. A failure to write to the socket is
+// ErrClientGone; EAGAIN means the socket is full.
+func (o *outbound) sendfile(infd int, off *int64, count int) (int, error) {
+	c := o.c
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.wclosed {
+		return 0, ErrClientGone
+	}
+	for {
+		n, err := unix.Sendfile(c.fd, infd, off, count)
+		if n > 0 {
+			o.progress = time.Now()
+		}
+		switch {
+		case errors.Is(err, unix.EINTR):
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		case errors.Is(err, unix.EAGAIN):
+			return max(n, 0), unix.EAGAIN
+		case errors.Is(err, unix.EPIPE), errors.Is(err, unix.ECONNRESET), errors.Is(err, unix.ENOTCONN):
+			return 0, ErrClientGone
+		case err != nil:
+			return 0, err
+		}
+		return n, nil
+	}
+}
