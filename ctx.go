@@ -152,7 +152,6 @@ func (c *Ctx) Body() []byte {
 	return c.ex.Request.Body
 }
 
-
 // RemoteAddr is the client's address.
 func (c *Ctx) RemoteAddr() net.Addr { return c.ex.RemoteAddr() }
 
