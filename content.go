@@ -154,11 +154,13 @@ func (c *Ctx) sendParts(src *fileSource, code int, parts []part) error {
 		if _, err := io.WriteString(c, p.head); err != nil {
 			return err
 		}
-		if osFile != nil && src.ra != nil {
-			// From the page cache to the socket, where the engine can.
+		if osFile != nil && src.ra != nil && c.w == nil {
+			// From the page cache to the socket, where the engine can
+			// (and no middleware's body writer must see the bytes).
 			c.responded = true
 			err := c.ex.SendFile(osFile, p.start, p.length)
 			if err == nil {
+				c.written += p.length
 				continue
 			}
 			if !errors.Is(err, engine.ErrNoSendfile) {

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -177,10 +179,16 @@ func TestGzipStaticFiles(t *testing.T) {
 	app := gwist.New()
 	app.Use(middleware.Gzip(middleware.GzipConfig{}))
 	app.StaticFS("/s", fstest.MapFS{"small.txt": {Data: []byte(small)}, "large.txt": {Data: []byte(large)}})
+	// From disk, where a large file would otherwise leave through sendfile.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "large.txt"), []byte(large), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	app.Static("/d", dir)
 	url := startApp(t, app)
 	client := newClient(t)
-	for name, want := range map[string]string{"small.txt": small, "large.txt": large} {
-		resp, body := do(t, client, "GET", url+"/s/"+name, map[string]string{"Accept-Encoding": "gzip"}, "")
+	for name, want := range map[string]string{"s/small.txt": small, "s/large.txt": large, "d/large.txt": large} {
+		resp, body := do(t, client, "GET", url+"/"+name, map[string]string{"Accept-Encoding": "gzip"}, "")
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" || gunzip(t, body) != want {
 			t.Fatalf("%s: %d %v (%d bytes)", name, resp.StatusCode, resp.Header, len(body))
 		}
