@@ -57,6 +57,8 @@ type route struct {
 	mw              []Middleware
 	group           *Group
 	chain           HandlerFunc
+	stream          bool  // the body streams (Group.StreamBody)
+	streamMax       int64 // its limit; 0 for none
 }
 
 // New returns an App configured by opts.
@@ -98,7 +100,7 @@ func (a *App) addRoute(g *Group, method, pattern string, h HandlerFunc, mw []Mid
 		panic("gwist: nil handler for " + method + " " + pattern)
 	}
 	a.mustNotBeFrozen()
-	r := &route{method: method, pattern: pattern, handler: h, mw: mw, group: g}
+	r := &route{method: method, pattern: pattern, handler: h, mw: mw, group: g, stream: g.stream, streamMax: g.streamMax}
 	a.router.Handle(method, pattern, r)
 	a.routes = append(a.routes, r)
 }
@@ -115,6 +117,9 @@ func (a *App) freeze() {
 	}
 	a.frozen = true
 	for _, r := range a.routes {
+		if r.stream {
+			a.cfg.engine.StreamBody = a.bodyStreams
+		}
 		h := a.chain(r.handler, r.mw)
 		for g := r.group; g != nil && g != &a.rootGroup; g = g.parent {
 			h = a.chain(h, g.mw)
@@ -150,7 +155,7 @@ func (a *App) start(addr string, ts *tlsstate.Server) (net.Addr, error) {
 	cfg := a.cfg.engine
 	cfg.TLS = ts
 	cfg.Conns = a.connLimit()
-	if !cfg.Inline {
+	if !cfg.Inline || cfg.StreamBody != nil { // streamed bodies are read on workers
 		w, err := a.sharedWorkers()
 		if err != nil {
 			return nil, err

@@ -38,7 +38,8 @@ func BindAllowMissingContentType() BindOption { return func(c *bindConfig) { c.a
 // for a field (named), has more than one JSON value, or, with
 // BindDisallowUnknownFields, has a key v has no field for. The body is
 // bounded by WithMaxBodyBytes. Decoding copies: v shares no memory with
-// the request.
+// the request. On a route that streams its body it is read here, up to
+// WithMaxBodyBytes too.
 func (c *Ctx) BindJSON(v any, opts ...BindOption) error {
 	var cfg bindConfig
 	for _, o := range opts {
@@ -51,7 +52,14 @@ func (c *Ctx) BindJSON(v any, opts ...BindOption) error {
 			return &HTTPError{Code: http.StatusUnsupportedMediaType, Message: "Content-Type must be application/json"}
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(c.ex.Request.Body))
+	body := c.ex.Request.Body
+	if c.ex.StreamedBody() { // read it here (Group.StreamBody), within the same bound
+		var err error
+		if body, err = readLimited(c.BodyReader(), c.app.maxBodyBytes()); err != nil {
+			return err
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if cfg.disallowUnknown {
 		dec.DisallowUnknownFields()
 	}

@@ -1,6 +1,7 @@
 package gwist
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 type Ctx struct {
 	app       *App
 	ex        *engine.Exchange
+	bodyBuf   bytes.Reader // BodyReader on a buffered body
 	params    router.Params
 	route     string
 	responded bool
@@ -45,6 +47,7 @@ func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 	c.responded = false
 	c.headerErr = nil
 	c.releaseForm()
+	c.bodyBuf.Reset(nil) // do not pin the previous request's body
 	c.bodyTaken = false
 	c.req = nil
 	c.ctx = nil
@@ -139,7 +142,8 @@ func (c *Ctx) Request() *http1.Request {
 // WithMaxBodyBytes. The slice is the handler's to keep: the request's
 // buffer is handed over rather than copied, and the next request on the
 // connection reads its body into a new one (one allocation, for requests
-// whose handler called Body).
+// whose handler called Body). On a route that streams its body
+// (Group.StreamBody) it is nil: read the body with BodyReader there.
 func (c *Ctx) Body() []byte {
 	if !c.bodyTaken {
 		c.bodyTaken = true
@@ -147,7 +151,6 @@ func (c *Ctx) Body() []byte {
 	}
 	return c.ex.Request.Body
 }
-
 
 // RemoteAddr is the client's address.
 func (c *Ctx) RemoteAddr() net.Addr { return c.ex.RemoteAddr() }

@@ -1,6 +1,9 @@
 package gwist_test
 
 import (
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -34,5 +37,44 @@ func TestCurlClient(t *testing.T) {
 	out, err = exec.Command(curl, "-sS", "-I", base+"/").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "Content-Length: 13") {
 		t.Fatalf("curl HEAD: %v %q", err, out)
+	}
+}
+
+// curl uploads to a streamed-body route: -T (PUT, with a Content-Length
+// and "Expect: 100-continue") and --data-binary @file (POST), each with a
+// length and chunked. The server's answer carries the sha256 it computed.
+func TestCurlStreamedUpload(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl not installed")
+	}
+	const size = 16 << 20
+	f, err := os.CreateTemp(t.TempDir(), "upload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(f, &patternReader{n: size}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	app := gwist.New()
+	s := app.StreamBody(0)
+	s.PUT("/upload", hashUpload)
+	s.POST("/upload", hashUpload)
+	url := "http://" + startApp(t, app) + "/upload"
+	want := fmt.Sprintf(`{"bytes":%d,"sha256":"%s"}`, size, patternSum(size))
+	for _, args := range [][]string{
+		{"-T", f.Name()},
+		{"-T", f.Name(), "-H", "Transfer-Encoding: chunked"},
+		{"--data-binary", "@" + f.Name()},
+		{"--data-binary", "@" + f.Name(), "-H", "Transfer-Encoding: chunked"},
+	} {
+		out, err := exec.Command(curl, append([]string{"-sS", "-v", url}, args...)...).CombinedOutput()
+		if err != nil || !strings.Contains(string(out), want) {
+			t.Fatalf("curl %v: %v\n%s", args, err, out)
+		}
+		if args[0] == "-T" && !strings.Contains(string(out), "HTTP/1.1 100 Continue") {
+			t.Fatalf("curl %v: no 100 Continue:\n%s", args, out)
+		}
 	}
 }

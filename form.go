@@ -3,6 +3,7 @@ package gwist
 import (
 	"bytes"
 	"errors"
+	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -29,7 +30,10 @@ type formState struct {
 // PUT and PATCH only, as net/http does) followed by those of the query.
 // It is parsed once per request; the result is a copy the handler may
 // keep. The body is bounded by WithMaxBodyBytes (8 MiB) before the handler
-// runs, which bounds the form; a multipart body's file parts beyond
+// runs, which bounds the form (on a route that streams its body, an
+// urlencoded body is read up to WithMaxBodyBytes, a multipart one as it
+// arrives, within the route's StreamBody limit); a multipart body's file
+// parts beyond
 // DefaultMultipartMemory are spilled to temporary files (see
 // MultipartForm). A malformed body is a 400 *HTTPError, an unsupported
 // multipart message (too many parts or headers) a 413.
@@ -89,7 +93,11 @@ func (c *Ctx) parseForm(maxMemory int64) {
 	c.form = st
 	switch c.Method() {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
-		st.err = st.parseBody(&c.ex.Request.Body, c.ex.Request.Header("Content-Type"), maxMemory)
+		var stream io.Reader // a streamed body (Group.StreamBody) is read here
+		if c.ex.StreamedBody() {
+			stream = c.BodyReader()
+		}
+		st.err = st.parseBody(&c.ex.Request.Body, stream, c.app.maxBodyBytes(), c.ex.Request.Header("Content-Type"), maxMemory)
 	}
 	q, err := url.ParseQuery(strings.Clone(c.ex.Request.RawQuery))
 	if err != nil && st.err == nil {
@@ -101,8 +109,10 @@ func (c *Ctx) parseForm(maxMemory int64) {
 }
 
 // parseBody parses a form body of type ct into st; other types are left
-// alone (no error), as net/http does.
-func (st *formState) parseBody(body *[]byte, ct string, maxMemory int64) error {
+// alone (no error), as net/http does. A streamed body comes as stream
+// instead: a multipart one is parsed as it arrives, an urlencoded one is
+// read first, up to limit bytes.
+func (st *formState) parseBody(body *[]byte, stream io.Reader, limit int64, ct string, maxMemory int64) error {
 	if ct == "" {
 		return nil
 	}
@@ -112,6 +122,13 @@ func (st *formState) parseBody(body *[]byte, ct string, maxMemory int64) error {
 	}
 	switch mt {
 	case "application/x-www-form-urlencoded":
+		if stream != nil {
+			b, err := readLimited(stream, limit)
+			if err != nil {
+				return err
+			}
+			body = &b
+		}
 		v, err := url.ParseQuery(string(*body)) // string() copies out of the pooled buffer
 		if err != nil {
 			return &HTTPError{Code: http.StatusBadRequest, Message: "invalid form body", Err: err}
@@ -125,7 +142,15 @@ func (st *formState) parseBody(body *[]byte, ct string, maxMemory int64) error {
 			return &HTTPError{Code: http.StatusBadRequest, Message: "multipart body without a boundary"}
 		}
 		// ReadForm copies values and in-memory files out of the body.
-		f, err := multipart.NewReader(bytes.NewReader(*body), boundary).ReadForm(maxMemory)
+		var src io.Reader = bytes.NewReader(*body)
+		if stream != nil {
+			src = stream
+		}
+		f, err := multipart.NewReader(src, boundary).ReadForm(maxMemory)
+		var he *HTTPError
+		if errors.As(err, &he) { // the streamed body failed (413, 400, 408)
+			return he
+		}
 		if err != nil {
 			if errors.Is(err, multipart.ErrMessageTooLarge) {
 				return &HTTPError{Code: http.StatusRequestEntityTooLarge, Message: "multipart form too large", Err: err}

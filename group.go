@@ -9,13 +9,36 @@ type Group struct {
 	parent *Group
 	prefix string
 	mw     []Middleware
+	// stream: routes registered here (and in sub-groups) read their
+	// body as a stream of at most streamMax bytes (0: no limit).
+	stream    bool
+	streamMax int64
 }
 
 // Group returns a sub-group for routes under prefix, with optional
 // middleware of its own (applied inside the parent's).
 func (g *Group) Group(prefix string, mw ...Middleware) *Group {
 	g.app.mustNotBeFrozen()
-	return &Group{app: g.app, parent: g, prefix: g.prefix + prefix, mw: mw}
+	return &Group{app: g.app, parent: g, prefix: g.prefix + prefix, mw: mw, stream: g.stream, streamMax: g.streamMax}
+}
+
+// StreamBody returns a view of the group whose routes (and those of its
+// sub-groups) get their request body as a stream: the handler runs as soon
+// as the head has arrived and reads the body with Ctx.BodyReader while it
+// arrives, so an upload of any size needs no more memory than
+// WithMaxBodyBuffered (128 KiB) per connection. max bounds the body (0: no
+// limit, instead of WithMaxBodyBytes): a larger Content-Length is refused
+// with 413 before the handler runs; a chunked body that passes it makes
+// BodyReader's Read fail with ErrBodyTooLarge, and the client gets 413 unless
+// the response had begun to stream; the connection closes either way.
+// Ctx.Body is nil on such routes. Middleware added to the view with Use
+// applies to its routes only; the group's own applies too.
+//
+// Such routes always run on the worker pool, also with WithInline(true):
+// a handler waiting for its body must not hold up an event loop.
+func (g *Group) StreamBody(max int64) *Group {
+	g.app.mustNotBeFrozen()
+	return &Group{app: g.app, parent: g, prefix: g.prefix, stream: true, streamMax: max}
 }
 
 // Use adds middleware to the group: it wraps every route of the group and

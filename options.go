@@ -70,6 +70,15 @@ func WithMaxBodyBytes(n int64) Option {
 	return func(c *config) { c.engine.Limits.MaxBodyBytes = n }
 }
 
+// WithMaxBodyBuffered bounds the bytes of a streamed request body
+// (Group.StreamBody) received and not yet read by its handler, per
+// connection (default 128 KiB). When it is reached the engine stops reading
+// from the connection until the handler reads, so the client is slowed by
+// TCP flow control instead of filling the server's memory.
+func WithMaxBodyBuffered(n int) Option {
+	return func(c *config) { c.engine.MaxBodyBuffered = n }
+}
+
 // WithHeaderReadTimeout bounds the time to receive a request head, from its
 // first byte (default 10 s; 408 and close).
 func WithHeaderReadTimeout(d time.Duration) Option {
@@ -77,7 +86,12 @@ func WithHeaderReadTimeout(d time.Duration) Option {
 }
 
 // WithBodyReadTimeout bounds the time to receive a request body after its
-// head (default 30 s; 408 and close).
+// head (default 30 s; 408 and close). For a streamed body
+// (Group.StreamBody), which may take any time, it bounds each wait for more
+// body bytes while the handler is ready for them (the timer restarts with
+// every byte and stops while the handler has not read what arrived): Read
+// fails with ErrBodyReadTimeout, the response is a 408 unless it had begun
+// to stream, and the connection closes.
 func WithBodyReadTimeout(d time.Duration) Option {
 	return func(c *config) { c.engine.BodyReadTimeout = d }
 }

@@ -164,7 +164,10 @@ type Stats struct {
 	// the most unparsed input a paused connection held (PeakInbound, the
 	// largest over the listeners), reads gnet let in while reading was
 	// paused, connections closed over WithMaxInboundBytes, and connections
-	// closed by WithWriteTimeout.
+	// closed by WithWriteTimeout; and the most bytes a streamed response
+	// had queued (PeakStreamQueued) and a streamed request body had
+	// buffered for its handler (PeakBodyBuffered), each the largest over
+	// the listeners.
 	Backpressure engine.PipeStats
 	// ClientGoneErrors counts errors that handlers returned to
 	// DefaultErrorHandler after their request's context was cancelled
@@ -210,6 +213,7 @@ func addPipeStats(dst *engine.PipeStats, p engine.PipeStats) {
 	dst.InboundCapped += p.InboundCapped
 	dst.WriteTimeouts += p.WriteTimeouts
 	dst.PeakStreamQueued = max(dst.PeakStreamQueued, p.PeakStreamQueued)
+	dst.PeakBodyBuffered = max(dst.PeakBodyBuffered, p.PeakBodyBuffered)
 }
 
 func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {

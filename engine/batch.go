@@ -29,6 +29,8 @@ type batch struct {
 	writeErr error
 	// unbound: its worker left the pool's bound to stream (workers.go).
 	unbound bool
+	// cont: its handler asked for "100 Continue" (inbody.go).
+	cont bool
 	// detached: the response its last request detached (detached.go).
 	detached *Detached
 	// dstate: how a direct batch comes back to the loop; see direct.go.
@@ -54,7 +56,7 @@ func (b *batch) release() {
 		b.out = b.out[:0]
 	}
 	b.c, b.reqs, b.done, b.closeAfter, b.next = nil, 0, false, false, nil
-	b.direct, b.firstTLS, b.cipher, b.writeErr, b.unbound = false, false, false, nil, false
+	b.direct, b.firstTLS, b.cipher, b.writeErr, b.unbound, b.cont = false, false, false, nil, false, false
 	b.detached = nil
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)
@@ -80,6 +82,7 @@ func runBatch(b *batch) (unbound bool) {
 	for i, ex := range b.exs {
 		ex.b = b
 		s.serve(ex)
+		keep := ex.in == nil || ex.endBody() // a streamed request body (inbody.go)
 		if ex.st != nil && ex.st.detached != nil {
 			// The last of the batch (Detach checks): the loop takes over.
 			b.detached = ex.st.detached
@@ -88,11 +91,10 @@ func runBatch(b *batch) (unbound bool) {
 			}
 			break
 		}
-		var keep bool
 		if ex.st != nil {
-			keep = ex.st.finish() // streamed (stream.go): sends the rest itself
+			keep = ex.st.finish() && keep // streamed (stream.go): sends the rest itself
 		} else {
-			keep = ex.Request.KeepAlive && !ex.wantsClose() && !s.draining.Load()
+			keep = keep && ex.Request.KeepAlive && !ex.wantsClose() && !s.draining.Load()
 			b.out = ex.appendResponse(b.out, keep, s.cfg.ServerName)
 		}
 		if !keep {

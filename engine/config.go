@@ -23,6 +23,8 @@ const (
 	// fields of the same names.
 	DefaultStreamThreshold = 32 << 10
 	DefaultMaxStreamQueued = 256 << 10
+	// DefaultMaxBodyBuffered: see Config.MaxBodyBuffered.
+	DefaultMaxBodyBuffered = 128 << 10
 	// DefaultWriteTimeout: see Config.WriteTimeout.
 	DefaultWriteTimeout = 30 * time.Second
 	// DefaultMaxInboundBytes is Config.MaxInboundBytes's default where the
@@ -95,6 +97,19 @@ type Config struct {
 	// connection, so this is per connection). Beyond it the handler's Write
 	// blocks on its worker until the client reads (default 256 KiB).
 	MaxStreamQueued int
+	// StreamBody, when set, is asked on the event loop at the end of every
+	// request head that has a body (so it must be quick and must not
+	// block): ok means the body streams to the handler as it arrives
+	// (Exchange.ReadBody), with at most max bytes (0: no limit) instead of
+	// Limits.MaxBodyBytes. Such a request always runs on the worker pool,
+	// Inline or not (Workers is then required). See inbody.go.
+	StreamBody func(req *http1.Request) (max int64, ok bool)
+	// MaxBodyBuffered bounds the bytes of a streamed request body received
+	// and not yet read by its handler (one body streams at a time on an
+	// HTTP/1 connection, so this is per connection). When it is reached the
+	// engine stops reading the connection until the handler reads (default
+	// 128 KiB).
+	MaxBodyBuffered int
 	// ServerName is the Server header value; empty sends none.
 	ServerName string
 	// Logger receives handler panics and engine errors (default slog.Default()).
@@ -152,6 +167,9 @@ func (c *Config) withDefaults() Config {
 	}
 	if d.MaxStreamQueued <= 0 {
 		d.MaxStreamQueued = DefaultMaxStreamQueued
+	}
+	if d.MaxBodyBuffered <= 0 {
+		d.MaxBodyBuffered = DefaultMaxBodyBuffered
 	}
 	if d.Logger == nil {
 		d.Logger = slog.Default()

@@ -31,8 +31,9 @@ var (
 	// ErrStreamEnded: Close was called, or a drain ended the response.
 	ErrStreamEnded = errors.New("engine: the response has ended")
 	// ErrDetach: the response cannot be detached (it has a Content-Length,
-	// no body, or more requests of the same pipelined batch wait behind
-	// it), or it was and the handler wrote to it directly.
+	// no body, more requests of the same pipelined batch wait behind it, or
+	// its request's streamed body has not been received to its end), or it
+	// was and the handler wrote to it directly.
 	ErrDetach = errors.New("engine: only the last request of a batch, with a body and without a Content-Length, can detach its response, and then only the Detached writes it")
 	// errStreamAborted: the handler failed after detaching; the response
 	// is cut off (no last chunk) and the connection closes.
@@ -81,7 +82,7 @@ func (ex *Exchange) Detach(idleEvery time.Duration, idle []byte) (*Detached, err
 		status = 200
 	}
 	if b.exs[len(b.exs)-1] != ex || ex.Header.Get("Content-Length") != "" ||
-		ex.Request.Method == "HEAD" || !bodyAllowed(status) {
+		ex.Request.Method == "HEAD" || !bodyAllowed(status) || ex.bodyPending() {
 		return nil, ErrDetach
 	}
 	if ex.st == nil {

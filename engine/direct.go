@@ -36,10 +36,12 @@ import (
 // Only single-request batches do: a batch of pipelined requests means the
 // client keeps sending, and a worker writing while the loop reads the same
 // socket contends for the socket lock (measured: 16-deep pipelining fell
-// from 0.87x to 0.60x fasthttp with direct writes for every batch).
+// from 0.87x to 0.60x fasthttp with direct writes for every batch). A
+// request whose body streams is not direct either: the loop may have to
+// write its "100 Continue" while the handler runs (inbody.go).
 func (d *h1Driver) canWriteDirect(b *batch) bool {
 	c := d.c
-	if len(b.exs) != 1 || d.head != nil || len(c.out) > 0 || c.closeWhenDone || c.gc.OutboundBuffered() > 0 {
+	if len(b.exs) != 1 || b.exs[0].in != nil || d.head != nil || len(c.out) > 0 || c.closeWhenDone || c.gc.OutboundBuffered() > 0 {
 		return false
 	}
 	return c.tls == nil || c.established

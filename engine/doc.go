@@ -12,8 +12,9 @@
 // the write side a worker may hold (direct.go) — owns the socket and hands
 // plaintext to a protocol driver, which turns it into Exchanges and their
 // responses back into bytes. The HTTP/1 driver is h1driver.go, with its
-// batches of pipelined requests (batch.go), its parsers (parsers.go) and its
-// streamed responses (stream.go, outbound.go). A second driver (HTTP/2, an
+// batches of pipelined requests (batch.go), its parsers (parsers.go), its
+// streamed responses (stream.go, outbound.go) and streamed request bodies
+// (inbody.go). A second driver (HTTP/2, an
 // upgraded WebSocket) implements the same interface.
 //
 // Threading rules, which every file here follows:
@@ -24,9 +25,14 @@
 //     under conn.wmu while the loop has granted it that side, for a direct
 //     batch (direct.go) or a streamed response (outbound.go); meanwhile the
 //     loop queues everything else of the connection behind it. A TLS
-//     handshake goroutine writes its flights the same way (tls.go).
+//     handshake goroutine writes its flights the same way (tls.go). A
+//     handler reading a streamed request body shares one object with the
+//     loop, the body's buffer (inbody.go, under its own mutex), and reaches
+//     the connection only through Execute (to resume reading, or to send
+//     "100 Continue").
 //   - The accept goroutine touches no connection: gnet registers the socket
 //     on its loop, and OnOpen runs there.
 //   - Buffers from gnet (Peek) are valid only during the callback; the http1
-//     parser copies what a request needs.
+//     parser copies what a request needs, and a streamed body's bytes are
+//     copied into its buffer before the callback ends.
 package engine

@@ -44,6 +44,7 @@ type Exchange struct {
 	cancel cancelState
 	b      *batch  // the worker's batch; nil inline
 	st     *stream // set once the response streams (stream.go)
+	in     *inbody // set when the request body streams (inbody.go)
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
@@ -59,7 +60,7 @@ func putExchange(ex *Exchange) {
 	ex.Status = 0
 	ex.Header.Reset()
 	ex.Trailer.Reset()
-	ex.b, ex.st = nil, nil
+	ex.b, ex.st, ex.in = nil, nil, nil
 	if cap(ex.Body) > 64<<10 {
 		ex.Body = nil // do not let one large response pin memory in the pool
 	} else {

@@ -28,6 +28,8 @@ type h1Driver struct {
 
 	// grantWait: a streaming batch waiting for the write side (outbound.go).
 	grantWait *grantReq
+	// in: the streamed request body arriving (inbody.go).
+	in *inbody
 	// detached: the response at the head of the queue that the loop writes
 	// for a handler that has returned (detached.go).
 	detached *Detached
@@ -39,6 +41,12 @@ func (d *h1Driver) serve() {
 	c := d.c
 	cfg := c.config()
 	for !c.closed && !c.stopReading {
+		if d.in != nil { // a streamed body arriving (inbody.go)
+			if !d.feedBody() {
+				break
+			}
+			continue
+		}
 		if d.inflight >= cfg.MaxPipelined || c.gc.OutboundBuffered() > cfg.MaxOutboundBytes {
 			c.paused = true
 			if in := c.inboundBytes(); in > cfg.MaxInboundBytes {
@@ -76,6 +84,9 @@ func (d *h1Driver) serve() {
 			return
 		case http1.HeadComplete:
 			c.setPhase(phaseBody, cfg.BodyReadTimeout)
+			if d.streamBody() { // the route streams its body, or it was refused (inbody.go)
+				continue
+			}
 			if d.cur.Request.Expect100 {
 				d.emit(http1.AppendContinue(nil))
 			}
@@ -99,7 +110,11 @@ func (d *h1Driver) dispatch(ex *Exchange) {
 	if c.config().Inline {
 		c.srv.serve(ex)
 		keep := ex.Request.KeepAlive && !ex.wantsClose() && !c.srv.draining.Load()
-		c.out = ex.appendResponse(c.out, keep, c.config().ServerName)
+		if d.head != nil { // behind a streamed-body request, still on a worker
+			d.emit(ex.appendResponse(nil, keep, c.config().ServerName))
+		} else {
+			c.out = ex.appendResponse(c.out, keep, c.config().ServerName)
+		}
 		putExchange(ex)
 		d.inflight--
 		if !keep {
@@ -228,6 +243,7 @@ func (d *h1Driver) collect() {
 		}
 		b.release()
 	}
+	d.sendContinue() // asked for while its batch waited behind others (inbody.go)
 }
 
 // collectSettled collects a direct batch its worker settled (direct.go)
@@ -275,6 +291,9 @@ func (d *h1Driver) quiet() bool { return d.cur == nil && d.inflight == 0 }
 // them, and a client that stalls mid-request behind them is not waited for).
 func (d *h1Driver) readTimeout() bool {
 	c := d.c
+	if d.in != nil {
+		return d.bodyTimeout() // a streamed body (inbody.go)
+	}
 	if d.queued() {
 		return false
 	}
@@ -318,6 +337,7 @@ func (d *h1Driver) close() {
 		d.building.release()
 		d.building = nil
 	}
+	d.abortBody()
 	d.dropPartial()
 	d.releaseParser()
 }

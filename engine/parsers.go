@@ -23,6 +23,8 @@ func (d *h1Driver) takeParser() *http1.Parser {
 	if d.parser == nil {
 		d.parser = parserPool.Get().(*http1.Parser)
 		d.parser.Limits = d.c.srv.cfg.Limits
+		// A route may stream its body with a limit of its own (inbody.go).
+		d.parser.DeferBodyLimit = d.c.srv.cfg.StreamBody != nil
 	}
 	return d.parser
 }

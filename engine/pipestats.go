@@ -12,6 +12,16 @@ type pipeStats struct {
 	inboundCapped atomic.Uint64 // connections closed over MaxInboundBytes
 	writeTimeouts atomic.Uint64 // connections closed by WriteTimeout
 	peakStream    atomic.Int64  // most bytes a streamed response had queued
+	peakBody      atomic.Int64  // most bytes of a streamed request body buffered
+}
+
+func (p *pipeStats) noteBodyBuffered(n int) {
+	for {
+		old := p.peakBody.Load()
+		if int64(n) <= old || p.peakBody.CompareAndSwap(old, int64(n)) {
+			return
+		}
+	}
 }
 
 func (p *pipeStats) noteStreamQueued(n int) {
@@ -52,6 +62,10 @@ type PipeStats struct {
 	// and not yet taken by the socket, after a Write (bounded by
 	// Config.MaxStreamQueued plus that Write's framed bytes).
 	PeakStreamQueued int64
+	// PeakBodyBuffered is the most bytes of a streamed request body any
+	// connection held, received and not yet read by the handler (bounded
+	// by Config.MaxBodyBuffered).
+	PeakBodyBuffered int64
 }
 
 // PipeStats returns the server's read-pause and write-timeout counters.
@@ -63,6 +77,7 @@ func (s *Server) PipeStats() PipeStats {
 		WriteTimeouts: s.pipe.writeTimeouts.Load(),
 
 		PeakStreamQueued: s.pipe.peakStream.Load(),
+		PeakBodyBuffered: s.pipe.peakBody.Load(),
 	}
 }
 

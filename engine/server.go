@@ -67,6 +67,9 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 	if !c.Inline && c.Workers == nil {
 		return nil, errors.New("engine: Config.Workers is required unless Inline")
 	}
+	if c.StreamBody != nil && c.Workers == nil {
+		return nil, errors.New("engine: Config.Workers is required with StreamBody (streamed bodies are read on workers)")
+	}
 	s := &Server{
 		cfg:        c,
 		handler:    h,

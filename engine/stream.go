@@ -101,6 +101,7 @@ func (ex *Exchange) startStream() error {
 	cfg := c.config()
 	st := &stream{ex: ex, b: b}
 	ex.st = st
+	ex.headSent() // no "100 Continue" after this (inbody.go)
 	status := ex.Status
 	if status == 0 {
 		status = 200

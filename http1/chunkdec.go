@@ -37,7 +37,8 @@ const (
 	maxChunkLine   = 4096 // bytes of a chunk size line, extensions included
 )
 
-// readChunked decodes chunked body bytes into r.
+// readChunked decodes chunked body bytes into r, or for a streamed body
+// returns at the end of each run of chunk data, which is then in p.data.
 func (p *Parser) readChunked(r *Request, buf []byte) (int, Event, *Error) {
 	i := 0
 	for i < len(buf) {
@@ -46,6 +47,15 @@ func (p *Parser) readChunked(r *Request, buf []byte) (int, Event, *Error) {
 			take := len(buf) - i
 			if uint64(take) > p.csize {
 				take = int(p.csize)
+			}
+			if p.stream {
+				p.data = buf[i : i+take]
+				i += take
+				p.csize -= uint64(take)
+				if p.csize == 0 {
+					p.cs = csDataCR
+				}
+				return i, BodyData, nil
 			}
 			r.body = append(growBytes(r.body, take, int(p.Limits.maxBody())), buf[i:i+take]...)
 			r.Body = r.body
@@ -97,7 +107,7 @@ func (p *Parser) chunkByte(r *Request, c byte) *Error {
 			if p.csize > 1<<63-1 {
 				return &errChunkSizeLong
 			}
-			if p.total+p.csize > uint64(p.Limits.maxBody()) {
+			if p.total+p.csize > uint64(p.bodyMax) {
 				return &errBodyTooLarge
 			}
 			return nil

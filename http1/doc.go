@@ -13,6 +13,11 @@
 // [AppendLastChunk] with any trailers), or bytes until the connection closes
 // for an HTTP/1.0 client.
 //
+// A request body is accumulated into Request.Body by default. A caller that
+// wants it as it arrives calls [Parser.StreamBody] at HeadComplete: Parse
+// then returns [BodyData] events whose bytes ([Parser.Data]) point into the
+// caller's buffer, and keeps nothing of them (see streambody.go).
+//
 // # Memory
 //
 // A Request owns a copy of its head and body. Its strings and slices point

@@ -53,7 +53,37 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("limit exceeded: body %d target %d", len(r.Body), len(r.Target))
 			}
 		}
+		checkStreamed(t, lim, in, int(c1), whole)
 	})
+}
+
+// checkStreamed checks streamed bodies on a fuzz input: with the buffered
+// limit they give the buffered outcome (whole and split at cut); with
+// DeferBodyLimit, buffered (BufferBody) and streamed agree; with a limit of
+// the fuzzer's choosing, split or not, the outcome is the same and no more
+// than the limit is ever handed out (driveMode checks that).
+func checkStreamed(t *testing.T, lim Limits, in []byte, cut int, whole outcome) {
+	t.Helper()
+	k := 0
+	if len(in) > 0 {
+		k = cut % (len(in) + 1)
+	}
+	m := bodyMode{stream: true, max: lim.maxBody()}
+	for _, got := range []outcome{driveMode(t, lim, m, in), driveMode(t, lim, m, in[:k], in[k:])} {
+		if !same(got, whole) {
+			t.Fatalf("streamed, split at %d:\n got %v\nwant %v", k, got, whole)
+		}
+	}
+	def := driveMode(t, lim, bodyMode{deferLimit: true}, in)
+	m.deferLimit = true
+	if got := driveMode(t, lim, m, in[:k], in[k:]); !same(got, def) {
+		t.Fatalf("deferred limit, streamed, split at %d:\n got %v\nwant %v", k, got, def)
+	}
+	m.max = int64(cut % 64)
+	a, b := driveMode(t, lim, m, in), driveMode(t, lim, m, in[:k], in[k:])
+	if !same(a, b) {
+		t.Fatalf("streamed with limit %d, split at %d:\n got %v\nwant %v", m.max, k, b, a)
+	}
 }
 
 // FuzzChunked checks the chunked decoder: arbitrary bytes after a chunked
@@ -87,6 +117,14 @@ func FuzzChunked(f *testing.F) {
 		o := drive(t, Limits{}, enc)
 		if o.Err != nil || len(o.Reqs) != 1 || !bytes.Equal([]byte(o.Reqs[0].Body), data) {
 			t.Fatalf("round trip of %q: %v", data, o)
+		}
+		// Streamed, the round trip and the split arbitrary input agree too.
+		s := bodyMode{stream: true}
+		if got := driveMode(t, Limits{}, s, enc[:k], enc[k:]); !same(got, o) {
+			t.Fatalf("streamed round trip of %q:\n got %v\nwant %v", data, got, o)
+		}
+		if got := driveMode(t, Limits{}, bodyMode{stream: true, max: DefaultMaxBodyBytes}, in[:k], in[k:]); !same(got, whole) {
+			t.Fatalf("streamed, split at %d:\n got %v\nwant %v", k, got, whole)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // snapshot is a deep copy of a parsed Request (its strings point into the
@@ -84,15 +85,41 @@ func same(a, b outcome) bool {
 	return reflect.DeepEqual(a, b)
 }
 
+// bodyMode says how drive takes bodies: buffered (the zero value), or
+// streamed with StreamBody(max) at every HeadComplete; deferLimit sets
+// DeferBodyLimit (buffered bodies then call BufferBody at HeadComplete).
+type bodyMode struct {
+	stream     bool
+	max        int64
+	deferLimit bool
+}
+
 // drive feeds chunks to a fresh parser the way the engine does: it keeps
 // unconsumed bytes, calls Parse until it needs more, and starts each request
 // on a reused Request. It checks the API's invariants as it goes.
 func drive(t testing.TB, lim Limits, chunks ...[]byte) outcome {
 	t.Helper()
-	p := &Parser{Limits: lim}
+	return driveMode(t, lim, bodyMode{}, chunks...)
+}
+
+// driveMode is drive with bodies taken as m says. A streamed body is
+// collected from Data into the snapshot's Body, and BodyData events are
+// not recorded, so its outcome compares equal to the buffered one.
+func driveMode(t testing.TB, lim Limits, m bodyMode, chunks ...[]byte) outcome {
+	t.Helper()
+	p := &Parser{Limits: lim, DeferBodyLimit: m.deferLimit}
 	req := new(Request)
 	var o outcome
-	var pend []byte
+	var pend, streamed []byte
+	fail := func(err error) outcome {
+		pe, ok := err.(*Error)
+		if !ok {
+			t.Fatalf("error %T is not *Error", err)
+		}
+		cp := *pe
+		o.Err = &cp
+		return o
+	}
 	for _, c := range chunks {
 		pend = append(pend, c...)
 		for len(pend) > 0 {
@@ -121,6 +148,15 @@ func drive(t testing.TB, lim Limits, chunks ...[]byte) outcome {
 				return o
 			}
 			o.Consumed += n
+			if d := p.Data(); len(d) > 0 {
+				if !m.stream || (ev != BodyData && ev != MessageComplete) {
+					t.Fatalf("Data() = %d bytes after %v (stream %v)", len(d), ev, m.stream)
+				}
+				if !within(d, pend[:n]) {
+					t.Fatalf("Data() is not within the bytes consumed")
+				}
+				streamed = append(streamed, d...)
+			}
 			pend = pend[n:]
 			switch ev {
 			case NeedMore:
@@ -128,13 +164,38 @@ func drive(t testing.TB, lim Limits, chunks ...[]byte) outcome {
 					t.Fatalf("NeedMore with %d bytes left", len(pend))
 				}
 				o.Pending = true
+			case BodyData:
+				if !m.stream || len(p.Data()) == 0 {
+					t.Fatalf("BodyData with stream %v and %d bytes", m.stream, len(p.Data()))
+				}
+				if m.max > 0 && int64(len(streamed)) > m.max {
+					t.Fatalf("streamed %d bytes over the limit %d", len(streamed), m.max)
+				}
+				o.Pending = true
 			case HeadComplete:
 				o.Events = append(o.Events, ev)
 				o.Heads = append(o.Heads, snap(req))
 				o.Pending = true
+				var err error
+				if m.stream {
+					err = p.StreamBody(m.max)
+				} else if m.deferLimit {
+					err = p.BufferBody()
+				}
+				if err != nil {
+					return fail(err)
+				}
 			case MessageComplete:
 				o.Events = append(o.Events, ev)
-				o.Reqs = append(o.Reqs, snap(req))
+				s := snap(req)
+				if m.stream {
+					if s.HasBody {
+						t.Fatalf("a streamed body was stored in the Request")
+					}
+					s.Body, s.HasBody = string(streamed), len(streamed) > 0
+					streamed = streamed[:0]
+				}
+				o.Reqs = append(o.Reqs, s)
 				o.Pending = false
 				req.Reset()
 			default:
@@ -143,6 +204,12 @@ func drive(t testing.TB, lim Limits, chunks ...[]byte) outcome {
 		}
 	}
 	return o
+}
+
+// within reports whether sub lies inside buf's memory.
+func within(sub, buf []byte) bool {
+	s, b := uintptr(unsafe.Pointer(unsafe.SliceData(sub))), uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	return s >= b && s+uintptr(len(sub)) <= b+uintptr(len(buf))
 }
 
 // checkSplits parses in whole, split at every offset, and byte by byte, and

@@ -19,19 +19,22 @@ func (p *Parser) completeHead(r *Request, h []byte) (Event, *Error) {
 	case r.Chunked:
 		p.state = stChunked
 		p.cs = csSize
+		p.bodyMax = p.Limits.maxBody()
 		return HeadComplete, nil
 	case r.ContentLength > 0:
 		p.state = stFixed
 		p.remaining = r.ContentLength
-		r.body = growBytes(r.body, int(min(r.ContentLength, preallocBody)), int(r.ContentLength))
+		p.bodyMax = p.Limits.maxBody()
+		p.lenOver = r.ContentLength > p.bodyMax // only with DeferBodyLimit
 		return HeadComplete, nil
 	}
 	p.endMessage()
 	return MessageComplete, nil
 }
 
-// preallocBody is how much of a declared Content-Length is allocated before
-// the body arrives; beyond it the buffer grows with what is received.
+// preallocBody is how much of a declared Content-Length is allocated when
+// the body starts to arrive; beyond it the buffer grows with what is
+// received.
 const preallocBody = 64 << 10
 
 // parseHead is stage 2: it parses the complete head h (owned by r) using the
@@ -100,7 +103,7 @@ func (p *Parser) parseHead(r *Request, h []byte) *Error {
 			return &errTEEmpty
 		}
 	}
-	if hi.cl > p.Limits.maxBody() {
+	if hi.cl > p.Limits.maxBody() && !p.DeferBodyLimit {
 		return &errBodyTooLarge
 	}
 	if hi.expectOther {

@@ -13,8 +13,14 @@ const (
 	// bytes after the n it returned, for the body.
 	HeadComplete
 	// MessageComplete means the whole request (head and body) is parsed.
-	// Requests without a body go straight here.
+	// Requests without a body go straight here. For a streamed body (see
+	// [Parser.StreamBody]) it may come with the body's last bytes in
+	// [Parser.Data].
 	MessageComplete
+	// BodyData is returned only for a streamed body (see [Parser.StreamBody]):
+	// [Parser.Data] holds body bytes decoded by this call, and more of the
+	// body is still to come.
+	BodyData
 )
 
 // String returns the event's name.
@@ -26,6 +32,8 @@ func (e Event) String() string {
 		return "HeadComplete"
 	case MessageComplete:
 		return "MessageComplete"
+	case BodyData:
+		return "BodyData"
 	}
 	return "Event(?)"
 }
@@ -49,6 +57,13 @@ type Parser struct {
 	// Limits bounds what the parser accepts; zero fields mean the defaults.
 	// Change it only between connections (before Parse or after Reset).
 	Limits Limits
+	// DeferBodyLimit moves the check of a declared Content-Length against
+	// Limits.MaxBodyBytes from the head to the body: Parse returns
+	// HeadComplete for such a request, so that the caller may still stream
+	// its body with a limit of its own ([Parser.StreamBody]); a buffered body
+	// gets its 413 from [Parser.BufferBody] or the next Parse. Set it only
+	// when the caller uses StreamBody; Reset keeps it.
+	DeferBodyLimit bool
 
 	state uint8
 	err   Error // the sticky violation, handed out by pointer
@@ -68,6 +83,10 @@ type Parser struct {
 	lineEnds  []int32 // offset of each line's LF
 
 	// Bodies.
+	stream    bool   // the body is handed out as BodyData (StreamBody)
+	lenOver   bool   // DeferBodyLimit: the Content-Length is over bodyMax
+	bodyMax   int64  // the body limit of the request being read
+	data      []byte // body bytes of the last Parse call (streamed body)
 	remaining int64  // Content-Length bytes still to read
 	total     uint64 // chunked: decoded bytes so far
 	cs        uint8  // chunk decoder state
@@ -94,10 +113,15 @@ type Parser struct {
 // when it arrives whole.
 func (p *Parser) Parse(req *Request, buf []byte) (n int, ev Event, err error) {
 	var e *Error
+	p.data = nil
 	switch p.state {
 	case stHead:
 		n, ev, e = p.parseHeadBytes(req, buf)
 	case stFixed:
+		if p.lenOver {
+			e = &errBodyTooLarge
+			break
+		}
 		n, ev = p.readFixed(req, buf)
 	case stChunked:
 		n, ev, e = p.readChunked(req, buf)
@@ -115,10 +139,11 @@ func (p *Parser) Parse(req *Request, buf []byte) (n int, ev Event, err error) {
 // Reset readies the parser for a new connection, keeping its buffers.
 func (p *Parser) Reset() {
 	*p = Parser{
-		Limits:   p.Limits,
-		hbuf:     p.hbuf[:0],
-		lineEnds: p.lineEnds[:0],
-		toffs:    p.toffs[:0],
+		Limits:         p.Limits,
+		DeferBodyLimit: p.DeferBodyLimit,
+		hbuf:           p.hbuf[:0],
+		lineEnds:       p.lineEnds[:0],
+		toffs:          p.toffs[:0],
 	}
 	p.resetScan()
 }
@@ -147,6 +172,7 @@ func (p *Parser) resetScan() {
 func (p *Parser) endMessage() {
 	p.state = stHead
 	p.started, p.lead, p.leadCR = false, 0, false
+	p.stream, p.lenOver = false, false
 	p.remaining, p.total = 0, 0
 	p.cs, p.csize, p.cdigits, p.cline = csSize, 0, 0, 0
 	p.tline, p.tcount = 0, 0

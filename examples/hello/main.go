@@ -30,8 +30,12 @@
 //	                 -static-dir when given (served from disk through
 //	                 Static: ETag, ranges, 304, index.html, large files
 //	                 streamed)
+//	POST /upload     reads the body as a stream as it arrives (no size limit,
+//	                 never held in memory) and answers
+//	                 {"bytes":N,"sha256":"<hex>"}
 //
 // /events and /download need the worker pool: with -inline they answer 501.
+// /upload runs on the worker pool even with -inline.
 //
 // With -middleware (off by default, so that benchmarks measure bare routes)
 // every request goes through the request-ID, access-log (to stderr),
@@ -43,11 +47,14 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/tls"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"log"
 	"log/slog"
@@ -168,6 +175,7 @@ func routes(app *gwist.App) {
 	})
 	app.GET("/events", events)
 	app.GET("/download", download)
+	app.StreamBody(0).POST("/upload", upload)
 }
 
 //go:embed public
@@ -273,4 +281,17 @@ func download(c *gwist.Ctx) error {
 		left -= int64(len(p))
 	}
 	return nil
+}
+
+// upload is POST /upload: the body's length and sha256, read as it arrives.
+func upload(c *gwist.Ctx) error {
+	h := sha256.New()
+	n, err := io.Copy(h, c.BodyReader())
+	if err != nil {
+		return err // the client left, or its chunked framing was malformed (400)
+	}
+	return c.JSON(200, struct {
+		Bytes  int64  `json:"bytes"`
+		SHA256 string `json:"sha256"`
+	}{n, hex.EncodeToString(h.Sum(nil))})
 }

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -73,6 +77,39 @@ func TestStreamingRoutesInline(t *testing.T) {
 	for _, path := range []string{"/events", "/download?bytes=5"} {
 		if resp, body := fetch(t, base+path); resp.StatusCode != 501 {
 			t.Fatalf("%s: %d %q", path, resp.StatusCode, body)
+		}
+	}
+}
+
+// POST /upload hashes a body far larger than the server's buffers, sent
+// with a length and chunked, inline too (the route runs on the pool).
+func TestUpload(t *testing.T) {
+	const n = 24 << 20
+	body := make([]byte, n)
+	for i := range body {
+		body[i] = byte(i * 7 % 253)
+	}
+	sum := sha256.Sum256(body)
+	want := fmt.Sprintf(`{"bytes":%d,"sha256":"%s"}`+"\n", n, hex.EncodeToString(sum[:]))
+	for _, inline := range []bool{false, true} {
+		base := startHello(t, gwist.WithInline(inline))
+		tr := &http.Transport{}
+		t.Cleanup(tr.CloseIdleConnections)
+		client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+		for _, chunked := range []bool{false, true} {
+			var r io.Reader = bytes.NewReader(body)
+			if chunked {
+				r = io.MultiReader(r) // hides the length: net/http sends it chunked
+			}
+			resp, err := client.Post(base+"/upload", "application/octet-stream", r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != 200 || string(got) != want {
+				t.Fatalf("inline=%v chunked=%v: %d %q %v", inline, chunked, resp.StatusCode, got, err)
+			}
 		}
 	}
 }
