@@ -33,16 +33,23 @@ import (
 //     out in sequence order.
 
 // canWriteDirect: may batch b, about to be queued, write its own output?
-// Only single-request batches do: a batch of pipelined requests means the
-// client keeps sending, and a worker writing while the loop reads the same
-// socket contends for the socket lock (measured: 16-deep pipelining fell
-// from 0.87x to 0.60x fasthttp with direct writes for every batch). A
-// request whose body streams is not direct either: the loop may have to
-// write its "100 Continue" while the handler runs (inbody.go).
+// Only when nothing of the connection is queued before it. Pipelined
+// batches are direct too: a pipelining client (wrk, a proxy) sends its next
+// batch once it has the responses, so the worker's write does not meet the
+// loop's read on the socket, and the batch is spared its second crossing
+// of cores (measured 2026-12-04, 16-deep wrk pipelining, 5 alternating
+// rounds: 962k req/s against 875k single-only, fasthttp 977k). A request
+// whose body streams is not direct: the loop may have to write its
+// "100 Continue" while the handler runs (inbody.go).
 func (d *h1Driver) canWriteDirect(b *batch) bool {
 	c := d.c
-	if len(b.exs) != 1 || b.exs[0].in != nil || d.head != nil || len(c.out) > 0 || c.closeWhenDone || c.gc.OutboundBuffered() > 0 {
+	if d.head != nil || len(c.out) > 0 || c.closeWhenDone || c.gc.OutboundBuffered() > 0 {
 		return false
+	}
+	for _, ex := range b.exs {
+		if ex.in != nil {
+			return false
+		}
 	}
 	return c.tls == nil || c.established
 }
