@@ -32,10 +32,20 @@ func (a *App) serve(ex *engine.Exchange) {
 
 // dispatch routes the request and runs what answers it: the route's chain
 // (its groups' and its own middleware, then the handler), or the router's
-// own answers. App-level middleware runs around it.
+// own answers, or, for a request the engine refused after its head, the
+// error handler. App-level middleware runs around it.
 func (a *App) dispatch(c *Ctx) error {
 	req := &c.ex.Request
 	res := a.router.Lookup(req.Method, req.Path, &c.params)
+	if status, err := c.ex.Refused(); status != 0 {
+		// The engine refused the request once its head was in (a body over
+		// the limit, bad framing): the handler does not run, the error
+		// handler answers, and the connection closes after it.
+		if res.Status == router.Found {
+			c.route = res.Pattern
+		}
+		return &HTTPError{Code: status, Err: err}
+	}
 	switch res.Status {
 	case router.Found:
 		c.route = res.Pattern

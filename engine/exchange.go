@@ -45,6 +45,10 @@ type Exchange struct {
 	b      *batch  // the worker's batch; nil inline
 	st     *stream // set once the response streams (stream.go)
 	in     *inbody // set when the request body streams (inbody.go)
+	// refused: the status the engine refused the request with after its
+	// head (a body over the limit, bad body framing), and why.
+	refused    int
+	refusedErr error
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
@@ -61,6 +65,7 @@ func putExchange(ex *Exchange) {
 	ex.Header.Reset()
 	ex.Trailer.Reset()
 	ex.b, ex.st, ex.in = nil, nil, nil
+	ex.refused, ex.refusedErr = 0, nil
 	if cap(ex.Body) > 64<<10 {
 		ex.Body = nil // do not let one large response pin memory in the pool
 	} else {
@@ -73,6 +78,15 @@ func putExchange(ex *Exchange) {
 
 // RemoteAddr is the client's address.
 func (ex *Exchange) RemoteAddr() net.Addr { return ex.remote }
+
+// Refused reports a request the engine refused once its head had arrived:
+// its body is over the limit (413) or badly framed (400). The handler gets
+// it so that the refusal is answered the way the application answers
+// errors (its error handler, its middleware, its logs) rather than by the
+// engine alone; the route's handler must not run, since the body is not
+// there. The connection closes after the answer. status is 0 for a request
+// that was not refused.
+func (ex *Exchange) Refused() (status int, err error) { return ex.refused, ex.refusedErr }
 
 // Context returns a context that is cancelled when the client goes away or
 // the server closes the connection (a forced shutdown). It is the Exchange

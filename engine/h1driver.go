@@ -19,6 +19,8 @@ type h1Driver struct {
 
 	parser *http1.Parser // nil while idle (parsers.go)
 	cur    *Exchange     // request being parsed
+	// curHead: cur's head is complete (its body is arriving).
+	curHead bool
 
 	// head and tail of the batches whose responses are not yet written, in
 	// request order; building is the batch being filled in this callback.
@@ -67,7 +69,7 @@ func (d *h1Driver) serve() {
 			break
 		}
 		if d.cur == nil {
-			d.cur = getExchange(c.remote)
+			d.cur, d.curHead = getExchange(c.remote), false
 			if c.phase == phaseIdle || c.phase == phaseWaiting {
 				c.setPhase(phaseHead, cfg.HeaderReadTimeout)
 			}
@@ -83,6 +85,7 @@ func (d *h1Driver) serve() {
 			d.submitBuilding()
 			return
 		case http1.HeadComplete:
+			d.curHead = true
 			c.setPhase(phaseBody, cfg.BodyReadTimeout)
 			if d.streamBody() { // the route streams its body, or it was refused (inbody.go)
 				continue
@@ -178,13 +181,27 @@ func (d *h1Driver) emit(p []byte) {
 }
 
 // failRequest answers a framing or limit violation and closes: nothing sent
-// after it on this connection is executed.
+// after it on this connection is executed. A request whose head was
+// complete goes to the handler, refused, to be answered through the
+// application's error path; one that is not gets the engine's own answer.
 func (d *h1Driver) failRequest(err error) {
 	c := d.c
 	status := 400
 	var perr *http1.Error
 	if errors.As(err, &perr) {
 		status = perr.Status
+	}
+	if d.cur != nil && d.curHead {
+		// The head is in: the handler answers the refusal (Refused).
+		ex := d.cur
+		d.cur = nil
+		ex.refused, ex.refusedErr = status, err
+		ex.Request.KeepAlive = false
+		c.stopReading = true
+		c.discardInput()
+		c.setPhase(phaseWaiting, 0)
+		d.dispatch(ex)
+		return
 	}
 	d.dropPartial()
 	c.stopReading = true

@@ -280,10 +280,14 @@ func bodyErrorText(status int) string {
 func (d *h1Driver) streamBody() bool {
 	c := d.c
 	cfg := c.config()
+	req := &d.cur.Request
 	if cfg.StreamBody == nil {
+		if err := d.parser.BufferBody(); err != nil {
+			d.failRequest(err)
+			return true
+		}
 		return false
 	}
-	req := &d.cur.Request
 	max, ok := cfg.StreamBody(req)
 	if !ok {
 		if err := d.parser.BufferBody(); err != nil {

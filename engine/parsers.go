@@ -23,8 +23,10 @@ func (d *h1Driver) takeParser() *http1.Parser {
 	if d.parser == nil {
 		d.parser = parserPool.Get().(*http1.Parser)
 		d.parser.Limits = d.c.srv.cfg.Limits
-		// A route may stream its body with a limit of its own (inbody.go).
-		d.parser.DeferBodyLimit = d.c.srv.cfg.StreamBody != nil
+		// The body limit is checked once the head is in (inbody.go): a
+		// route may stream its body with a limit of its own, and a refused
+		// request is answered through its handler's error path.
+		d.parser.DeferBodyLimit = true
 	}
 	return d.parser
 }
