@@ -111,7 +111,7 @@ func NewConn(cfg Config, now time.Time) *Conn {
 	}
 	c.maxBlockBytes = 2*int(cfg.MaxHeaderListSize) + int(cfg.MaxFrameSize) + frameHeaderLen
 	c.dec = hpack.NewDecoder(4096, c.onField)
-	c.dec.SetMaxStringLength(int(cfg.MaxHeaderListSize))
+	c.dec.SetMaxStringLength(2 * c.maxBlockBytes) // the block cap bounds it first
 	c.enc = hpack.NewEncoder(&c.encBuf)
 	c.enc.SetMaxDynamicTableSizeLimit(maxEncoderTable)
 	c.writeFrames(&c.ctl, func(w *xh2.Framer) {

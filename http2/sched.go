@@ -18,6 +18,20 @@ func (c *Conn) Output(dst []byte, max int) []byte {
 	if max <= 0 {
 		max = int(^uint(0) >> 1)
 	}
+	dst = c.outputControl(dst, start, max)
+	if len(c.ctl) > 0 || c.fatal {
+		return dst
+	}
+	dst = c.writeData(dst, start, max)
+	// Ending streams may have queued RST_STREAM or WINDOW_UPDATE frames.
+	dst = c.outputControl(dst, start, max)
+	c.wakeBlocked()
+	c.shrinkIfIdle()
+	return dst
+}
+
+// outputControl moves whole control frames to dst while under max.
+func (c *Conn) outputControl(dst []byte, start, max int) []byte {
 	off := 0
 	for off < len(c.ctl) && len(dst)-start < max {
 		l := frameLen(c.ctl[off:])
@@ -33,14 +47,7 @@ func (c *Conn) Output(dst []byte, max int) []byte {
 		}
 	} else {
 		c.ctl = c.ctl[:copy(c.ctl, c.ctl[off:])]
-		return dst
 	}
-	if c.fatal {
-		return dst
-	}
-	dst = c.writeData(dst, start, max)
-	c.wakeBlocked()
-	c.shrinkIfIdle()
 	return dst
 }
 

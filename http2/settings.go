@@ -12,8 +12,11 @@ func (c *Conn) onSettings(f *xh2.SettingsFrame) {
 	if f.IsAck() {
 		return // our settings take effect from the start (they only loosen)
 	}
-	if f.NumSettings() > maxSettingsEntries || f.HasDuplicates() {
-		c.fail(ErrCodeProtocol, "too many or duplicate SETTINGS entries")
+	// Repeated entries are legal and applied in order (RFC 9113 section
+	// 6.5.3; h2spec checks it), unlike x/net's server, which rejects them;
+	// the entry cap bounds the work one frame can cause.
+	if f.NumSettings() > maxSettingsEntries {
+		c.fail(ErrCodeProtocol, "too many SETTINGS entries")
 		return
 	}
 	for i := 0; i < f.NumSettings(); i++ {
@@ -89,9 +92,6 @@ func (c *Conn) Upgrade(settings string) error {
 		return ErrBadSettings
 	}
 	sf := f.(*xh2.SettingsFrame)
-	if sf.HasDuplicates() {
-		return ErrBadSettings
-	}
 	for i := 0; i < sf.NumSettings(); i++ {
 		if sf.Setting(i).Valid() != nil {
 			return ErrBadSettings
