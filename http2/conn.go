@@ -79,13 +79,13 @@ type Conn struct {
 	peerMaxFrame   uint32
 
 	// Output.
-	ctl       []byte // control frames and HEADERS, sent before DATA
-	ctlCount  int    // answers to the peer queued in ctl (flood cap)
-	ready     []*stream
-	queued    int // DATA bytes queued over all streams
-	blocked   []*stream
+	ctl           []byte // control frames and HEADERS, sent before DATA
+	ctlCount      int    // answers to the peer queued in ctl (flood cap)
+	ready         []*stream
+	queued        int // DATA bytes queued over all streams
+	blocked       []*stream
 	maxBlockBytes int // cap on an encoded header block (CONTINUATION flood)
-	resetScore int
+	resetScore    int
 
 	// Shutdown.
 	goAwaySent bool
