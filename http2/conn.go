@@ -240,9 +240,6 @@ func (c *Conn) frameError(b []byte, err error) {
 			c.fail(ErrCodeProtocol, err.Error())
 			return
 		}
-		if typ == xh2.FrameData {
-			c.creditConn(len(b) - frameHeaderLen)
-		}
 		if st := c.streams[se.StreamID]; st != nil && !st.closed() {
 			c.resetStream(st, se.Code)
 		} else if se.StreamID > c.maxClientID {
@@ -255,6 +252,8 @@ func (c *Conn) frameError(b []byte, err error) {
 		var ce xh2.ConnectionError
 		if errors.As(err, &ce) {
 			code = ErrCode(ce)
+		} else if errors.Is(err, xh2.ErrFrameTooLarge) {
+			code = ErrCodeFrameSize
 		}
 		if d := c.fr.ErrorDetail(); d != nil {
 			err = d

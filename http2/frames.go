@@ -186,9 +186,12 @@ func (c *Conn) onData(f *xh2.DataFrame) {
 		c.resetStream(st, ErrCodeProtocol)
 		return
 	}
-	if !st.delivered {
-		// The request is refused or still in its header block: cannot be.
+	if !st.delivered || st.released {
+		// Nobody will read it (the handler has returned): give it back.
 		c.creditConn(len(data))
+		if f.StreamEnded() {
+			c.remoteEnd(st)
+		}
 		return
 	}
 	st.unconsumed += len(data)
