@@ -174,3 +174,10 @@ func WithErrorHandler(h ErrorHandler) Option { return func(c *config) { c.errorH
 func WithMaxParkedHandshakes(n int) Option {
 	return func(c *config) { c.tls.MaxParked = n }
 }
+
+// WithHTTP2 turns HTTP/2 on (off by default while it matures): h2 through
+// ALPN on TLS listeners (offered first when your NextProtos is empty, kept
+// when you list it), and h2c by prior knowledge on plaintext listeners (a
+// connection that opens with the HTTP/2 client preface). Handlers do not
+// change: Ctx.Protocol says which one a request came on.
+func WithHTTP2(on bool) Option { return func(c *config) { c.engine.HTTP2 = on } }

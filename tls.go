@@ -44,7 +44,11 @@ func (a *App) StartTLS(addr string, cfg *tls.Config) (net.Addr, error) {
 		return nil, errors.New("gwist: StartTLS needs a *tls.Config")
 	}
 	tc := a.cfg.tls
-	tc.TLS = withServerDefaults(cfg)
+	spoken := http1Only
+	if a.cfg.engine.HTTP2 {
+		spoken = h2First
+	}
+	tc.TLS = withServerDefaults(cfg, spoken)
 	ts, err := tlsstate.NewServer(tc)
 	if err != nil {
 		return nil, err
@@ -66,40 +70,47 @@ var defaultCipherSuites = []uint16{
 	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 }
 
-// spokenProtocols are the ALPN protocol names gwist serves. NextProtos is
-// filtered to them, so that a client is never told "h2" by a server that
-// would then answer it in HTTP/1.1.
-var spokenProtocols = []string{"http/1.1"}
+// The ALPN protocol names gwist serves: http/1.1, and h2 with WithHTTP2.
+// NextProtos is filtered to them, so that a client is never told "h2" by a
+// server that would then answer it in HTTP/1.1.
+var (
+	http1Only = []string{"http/1.1"}
+	h2First   = []string{"h2", "http/1.1"}
+)
 
 // withServerDefaults returns a clone of cfg with gwist's defaults: the
 // default cipher suites when it sets none, and NextProtos limited to what
-// gwist speaks. A GetConfigForClient callback is wrapped so that the
-// Configs it returns get the same.
-func withServerDefaults(cfg *tls.Config) *tls.Config {
+// gwist speaks (spoken; when cfg offers nothing, all of spoken, h2 first).
+// A GetConfigForClient callback is wrapped so that the Configs it returns
+// get the same.
+func withServerDefaults(cfg *tls.Config, spokenProtocols []string) *tls.Config {
 	cfg = cfg.Clone()
-	applyServerDefaults(cfg)
+	if len(cfg.NextProtos) == 0 {
+		cfg.NextProtos = spokenProtocols
+	}
+	applyServerDefaults(cfg, spokenProtocols)
 	if get := cfg.GetConfigForClient; get != nil {
 		cfg.GetConfigForClient = func(h *tls.ClientHelloInfo) (*tls.Config, error) {
 			c, err := get(h)
-			if c == nil || err != nil || (c.CipherSuites != nil && onlySpoken(c.NextProtos)) {
+			if c == nil || err != nil || (c.CipherSuites != nil && onlySpoken(c.NextProtos, spokenProtocols)) {
 				return c, err
 			}
 			// Clone is documented safe on a Config in use; explicit
 			// session ticket keys carry over (otherwise crypto/tls uses
 			// the outer Config's, as it would without the clone).
 			c = c.Clone()
-			applyServerDefaults(c)
+			applyServerDefaults(c, spokenProtocols)
 			return c, nil
 		}
 	}
 	return cfg
 }
 
-func applyServerDefaults(c *tls.Config) {
+func applyServerDefaults(c *tls.Config, spokenProtocols []string) {
 	if c.CipherSuites == nil {
 		c.CipherSuites = defaultCipherSuites
 	}
-	if onlySpoken(c.NextProtos) {
+	if onlySpoken(c.NextProtos, spokenProtocols) {
 		return
 	}
 	var keep []string
@@ -115,7 +126,7 @@ func applyServerDefaults(c *tls.Config) {
 }
 
 // onlySpoken: every protocol in protos is one gwist speaks.
-func onlySpoken(protos []string) bool {
+func onlySpoken(protos, spokenProtocols []string) bool {
 	for _, p := range protos {
 		if !slices.Contains(spokenProtocols, p) {
 			return false
@@ -160,6 +171,8 @@ type Stats struct {
 	Handlers, Streams int
 	// Feeds is the number of SSEFeed streams open (no goroutine each).
 	Feeds int64
+	// HTTP2Conns is the number of open connections speaking HTTP/2.
+	HTTP2Conns int64
 	// Backpressure sums what the read pause and the write timeout did:
 	// the most unparsed input a paused connection held (PeakInbound, the
 	// largest over the listeners), reads gnet let in while reading was
@@ -197,6 +210,7 @@ func (a *App) Stats() Stats {
 	for _, s := range servers {
 		st.Conns += s.ActiveConns()
 		st.Feeds += s.DetachedResponses()
+		st.HTTP2Conns += s.HTTP2Conns()
 		st.RefusedConns += s.RefusedConns()
 		st.AcceptErrors += s.AcceptErrors()
 		addPipeStats(&st.Backpressure, s.PipeStats())

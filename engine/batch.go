@@ -33,6 +33,8 @@ type batch struct {
 	cont bool
 	// detached: the response its last request detached (detached.go).
 	detached *Detached
+	// h2: the HTTP/2 stream whose request this batch runs (h2stream.go).
+	h2 *h2Stream
 	// dstate: how a direct batch comes back to the loop; see direct.go.
 	dstate atomic.Uint32
 	next   *batch // the connection's next batch, in response order
@@ -57,7 +59,7 @@ func (b *batch) release() {
 	}
 	b.c, b.reqs, b.done, b.closeAfter, b.next = nil, 0, false, false, nil
 	b.direct, b.firstTLS, b.cipher, b.writeErr, b.unbound, b.cont = false, false, false, nil, false, false
-	b.detached = nil
+	b.detached, b.h2 = nil, nil
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)
 }
@@ -79,6 +81,15 @@ func (b *batch) releaseExchanges() {
 // before b is handed back and may be reused.
 func runBatch(b *batch) (unbound bool) {
 	s := b.c.srv
+	if st := b.h2; st != nil {
+		// One HTTP/2 request: the stream hands its response to the loop
+		// itself, and the loop frees the batch with the stream.
+		ex := b.exs[0]
+		s.serve(ex)
+		unbound = b.unbound
+		st.finishOnWorker(ex)
+		return unbound
+	}
 	for i, ex := range b.exs {
 		ex.b = b
 		s.serve(ex)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/http2"
 	"github.com/gwist/gwist/tlsstate"
 )
 
@@ -110,6 +111,13 @@ type Config struct {
 	// engine stops reading the connection until the handler reads (default
 	// 128 KiB).
 	MaxBodyBuffered int
+	// HTTP2 turns HTTP/2 on: h2 through ALPN when the TLS listener offers
+	// it, and h2c by prior knowledge (a plaintext connection that opens
+	// with the client preface).
+	HTTP2 bool
+	// H2 holds the HTTP/2 connections' limits (zero fields: the http2
+	// package's defaults).
+	H2 http2.Config
 	// ServerName is the Server header value; empty sends none.
 	ServerName string
 	// Logger receives handler panics and engine errors (default slog.Default()).

@@ -77,6 +77,9 @@ func (ex *Exchange) Detach(idleEvery time.Duration, idle []byte) (*Detached, err
 	if b == nil {
 		return nil, ErrInlineStreaming
 	}
+	if ex.h2 != nil {
+		return nil, ErrDetach // not over HTTP/2 yet
+	}
 	status := ex.Status
 	if status == 0 {
 		status = 200

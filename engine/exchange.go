@@ -42,9 +42,10 @@ type Exchange struct {
 
 	remote net.Addr
 	cancel cancelState
-	b      *batch  // the worker's batch; nil inline
-	st     *stream // set once the response streams (stream.go)
-	in     *inbody // set when the request body streams (inbody.go)
+	b      *batch    // the worker's batch; nil inline
+	st     *stream   // set once the response streams (stream.go)
+	in     *inbody   // set when the request body streams (inbody.go)
+	h2     *h2Stream // set when the request came on an HTTP/2 stream
 	// refused: the status the engine refused the request with after its
 	// head (a body over the limit, bad body framing), and why.
 	refused    int
@@ -64,7 +65,7 @@ func putExchange(ex *Exchange) {
 	ex.Status = 0
 	ex.Header.Reset()
 	ex.Trailer.Reset()
-	ex.b, ex.st, ex.in = nil, nil, nil
+	ex.b, ex.st, ex.in, ex.h2 = nil, nil, nil, nil
 	ex.refused, ex.refusedErr = 0, nil
 	if cap(ex.Body) > 64<<10 {
 		ex.Body = nil // do not let one large response pin memory in the pool
@@ -102,6 +103,14 @@ func (ex *Exchange) Write(p []byte) (int, error) {
 		return ex.st.write(p)
 	}
 	ex.Body = append(ex.Body, p...)
+	if ex.h2 != nil {
+		if ex.b != nil && (ex.h2.streaming || len(ex.Body) > ex.b.c.config().StreamThreshold) {
+			if err := ex.Flush(); err != nil {
+				return 0, err
+			}
+		}
+		return len(p), nil
+	}
 	if ex.b != nil && len(ex.Body) > ex.b.c.config().StreamThreshold {
 		if err := ex.startStream(); err != nil {
 			return 0, err

@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/http2"
 )
 
 // h1Driver is the HTTP/1.1 protocol driver (driver.go): it parses requests
@@ -21,6 +22,9 @@ type h1Driver struct {
 	cur    *Exchange     // request being parsed
 	// curHead: cur's head is complete (its body is arriving).
 	curHead bool
+	// spoke: the connection has carried HTTP/1 bytes (no h2c preface
+	// can come any more).
+	spoke bool
 
 	// head and tail of the batches whose responses are not yet written, in
 	// request order; building is the batch being filled in this callback.
@@ -68,6 +72,20 @@ func (d *h1Driver) serve() {
 		if len(buf) == 0 {
 			break
 		}
+		if !d.spoke && cfg.HTTP2 && c.tls == nil {
+			// h2c by prior knowledge: the connection opens with the
+			// HTTP/2 client preface instead of a request.
+			match, more := http2.IsPreface(buf)
+			if more {
+				return
+			}
+			if match {
+				c.switchToH2()
+				c.proto.serve()
+				return
+			}
+		}
+		d.spoke = true
 		if d.cur == nil {
 			d.cur, d.curHead = getExchange(c.remote), false
 			if c.phase == phaseIdle || c.phase == phaseWaiting {

@@ -18,6 +18,9 @@ func (c *conn) input() []byte {
 
 // consume drops n bytes of input.
 func (c *conn) consume(n int) {
+	if n <= 0 {
+		return // gnet's Discard(0) would drop everything
+	}
 	if c.tls == nil {
 		_, _ = c.gc.Discard(n)
 		return

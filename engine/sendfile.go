@@ -34,7 +34,7 @@ const sendfileMax = 1 << 20
 // (io.ErrUnexpectedEOF).
 func (ex *Exchange) SendFile(f *os.File, off, n int64) error {
 	b := ex.b
-	if b == nil || b.c.tls != nil || (ex.st != nil && ex.st.detached != nil) ||
+	if b == nil || b.c.tls != nil || ex.h2 != nil || (ex.st != nil && ex.st.detached != nil) ||
 		(ex.st == nil && ex.Header.Get("Content-Length") == "" && ex.Request.ProtoMinor > 0) {
 		return ErrNoSendfile // the last: it would stream chunked
 	}

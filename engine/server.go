@@ -47,6 +47,7 @@ type Server struct {
 	stopped    atomic.Bool
 	conns      atomic.Int64
 	detached   atomic.Int64 // detached responses open (detached.go)
+	h2conns    atomic.Int64 // connections speaking HTTP/2 (h2driver.go)
 	stats      struct{ acceptErrors, refused atomic.Uint64 }
 	pipe       pipeStats // read pause and write timeout (pipestats.go)
 	stopTick   chan struct{}
@@ -137,6 +138,9 @@ func (s *Server) TLS() *tlsstate.Server { return s.cfg.TLS }
 
 // ActiveConns is the number of open connections.
 func (s *Server) ActiveConns() int64 { return s.conns.Load() }
+
+// HTTP2Conns is the number of open connections speaking HTTP/2.
+func (s *Server) HTTP2Conns() int64 { return s.h2conns.Load() }
 
 // DetachedResponses is the number of detached responses open (see
 // Exchange.Detach).

@@ -61,7 +61,7 @@ type stream struct {
 
 // Streaming reports whether the response's head has been sent: Status,
 // Header and Body then no longer change what the client gets.
-func (ex *Exchange) Streaming() bool { return ex.st != nil }
+func (ex *Exchange) Streaming() bool { return ex.st != nil || ex.h2 != nil && ex.h2.streaming }
 
 // Flush sends the head, if not yet sent, and the body written so far,
 // without waiting for the client to read it (Write blocks once too much is
@@ -70,6 +70,13 @@ func (ex *Exchange) Streaming() bool { return ex.st != nil }
 func (ex *Exchange) Flush() error {
 	if ex.b == nil {
 		return ErrInlineStreaming
+	}
+	if s := ex.h2; s != nil {
+		if !s.streaming {
+			s.streaming = true
+			ex.b.c.config().Workers.leaveBound(ex.b)
+		}
+		return s.flush(ex)
 	}
 	if ex.st == nil {
 		return ex.startStream()

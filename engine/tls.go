@@ -181,6 +181,9 @@ func (c *conn) decryptBuffered() {
 		case tlsstate.Established, tlsstate.Closing:
 			c.established = true
 			c.quickAckAtEnd = true // the handoff, unless a response goes out now
+			if c.config().HTTP2 && c.tls.Info().NegotiatedProtocol == "h2" {
+				c.switchToH2()
+			}
 		}
 	}
 	switch {

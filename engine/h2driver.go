@@ -1,0 +1,258 @@
+//go:build unix
+
+package engine
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/http2"
+)
+
+// h2Driver is the HTTP/2 protocol driver (driver.go): the sans-I/O
+// http2.Conn on the loop, one Exchange per stream, handlers on the worker
+// pool (or inline) many at a time, and their responses framed on the loop
+// as they come back (h2stream.go). Loop only.
+type h2Driver struct {
+	c       *conn
+	h2      *http2.Conn
+	streams map[uint32]*h2Stream
+	// buffered counts the request body bytes held for streams whose
+	// handler has not started; past 2 × the body limit a stream is refused.
+	buffered int64
+	wire     []byte // scratch for Output
+	draining bool   // Shutdown began: GOAWAY sent
+}
+
+// newH2Driver starts HTTP/2 on c. Loop only.
+func newH2Driver(c *conn) *h2Driver {
+	d := &h2Driver{c: c, streams: make(map[uint32]*h2Stream)}
+	d.h2 = http2.NewConn(c.config().H2, time.Now())
+	return d
+}
+
+// switchToH2 makes c speak HTTP/2 from now on: after ALPN chose h2, or when
+// a plaintext connection opens with the client preface.
+func (c *conn) switchToH2() {
+	c.h1.releaseParser()
+	d := newH2Driver(c)
+	c.proto = d
+	c.srv.h2conns.Add(1)
+	c.setPhase(phaseWaiting, 0)
+}
+
+func (d *h2Driver) serve() {
+	c := d.c
+	for !c.closed && !c.stopReading {
+		in := c.input()
+		if len(in) == 0 {
+			break
+		}
+		n := d.h2.Feed(in)
+		c.consume(n)
+		d.events()
+		if n == 0 {
+			break // a partial frame: wait for the rest
+		}
+	}
+	d.output()
+}
+
+// events handles what the connection reported.
+func (d *h2Driver) events() {
+	for {
+		ev, ok := d.h2.Next()
+		if !ok {
+			return
+		}
+		switch ev.Kind {
+		case http2.EventRequest:
+			d.onRequest(ev)
+		case http2.EventData:
+			d.onData(ev)
+		case http2.EventTrailers:
+			if s := d.streams[ev.Stream]; s != nil && !s.dispatched {
+				s.ex.Request.Trailers = ev.Trailers
+				d.dispatch(s)
+			}
+		case http2.EventReset:
+			if s := d.streams[ev.Stream]; s != nil {
+				s.reset()
+			}
+		case http2.EventWritable:
+			if s := d.streams[ev.Stream]; s != nil {
+				s.pump()
+			}
+		case http2.EventGoAway:
+			// The peer opens no more streams; those in flight finish.
+		}
+	}
+}
+
+func (d *h2Driver) onRequest(ev http2.Event) {
+	c := d.c
+	ex := getExchange(c.remote)
+	ev.Request.FillHTTP1(&ex.Request)
+	s := &h2Stream{d: d, id: ev.Stream, ex: ex, room: make(chan struct{}, 1)}
+	ex.h2 = s
+	d.streams[s.id] = s
+	c.setPhase(phaseWaiting, 0)
+	if max := c.config().Limits.MaxBodyBytes; max > 0 && ex.Request.ContentLength > max ||
+		max <= 0 && ex.Request.ContentLength > http1.DefaultMaxBodyBytes {
+		ex.refused = 413
+	}
+	if ev.EndStream || ex.refused != 0 {
+		d.dispatch(s)
+	}
+}
+
+func (d *h2Driver) onData(ev http2.Event) {
+	s := d.streams[ev.Stream]
+	d.h2.Consumed(ev.Stream, len(ev.Data)) // taken (or dropped) at once
+	if s == nil || s.dispatched {
+		return
+	}
+	ex := &s.ex.Request
+	max := d.c.config().Limits.MaxBodyBytes
+	if max <= 0 {
+		max = http1.DefaultMaxBodyBytes
+	}
+	if int64(len(ex.Body)+len(ev.Data)) > max || d.buffered+int64(len(ev.Data)) > 2*max {
+		s.ex.refused = 413
+		d.dispatch(s)
+		return
+	}
+	ex.Body = append(ex.Body, ev.Data...)
+	d.buffered += int64(len(ev.Data))
+	s.held += int64(len(ev.Data))
+	if ev.EndStream {
+		d.dispatch(s)
+	}
+}
+
+// dispatch runs the stream's handler, inline or on a worker.
+func (d *h2Driver) dispatch(s *h2Stream) {
+	c := d.c
+	s.dispatched = true
+	d.buffered -= s.held
+	s.held = 0
+	ex := s.ex
+	ex.Request.ContentLength = int64(len(ex.Request.Body))
+	if ex.refused != 0 {
+		ex.refusedErr = errH2BodyTooLarge
+	}
+	if c.config().Inline {
+		c.srv.serve(ex)
+		s.handlerDone(ex)
+		s.collect()
+		return
+	}
+	b := getBatch(c)
+	b.exs = append(b.exs, ex)
+	b.reqs = 1
+	b.h2 = s
+	ex.b = b
+	if err := c.config().Workers.submit(b); err != nil {
+		b.release()
+		c.srv.logDebug("worker pool full; answered 503 on an HTTP/2 stream", c)
+		ex.Status = 503
+		ex.Header.Reset()
+		_ = ex.Header.Set("Retry-After", "1")
+		_ = ex.Header.Set("Content-Type", "text/plain; charset=utf-8")
+		ex.Body = append(ex.Body[:0], "Service Unavailable\n"...)
+		s.handlerDone(ex)
+		s.collect()
+	}
+}
+
+// output moves what the connection has to send to the connection's output,
+// within what gnet may still buffer for it.
+func (d *h2Driver) output() {
+	c := d.c
+	for !c.closed {
+		room := c.config().MaxOutboundBytes - c.gc.OutboundBuffered() - len(c.out)
+		if room <= 0 || !d.h2.Pending() {
+			break
+		}
+		d.wire = d.h2.Output(d.wire[:0], room)
+		if len(d.wire) == 0 {
+			break
+		}
+		c.out = append(c.out, d.wire...)
+		d.events() // EventWritable as windows and queues make room
+	}
+	if cap(d.wire) > 64<<10 {
+		d.wire = nil
+	}
+	if d.h2.Finished() {
+		c.stopReading, c.closeWhenDone = true, true
+	}
+}
+
+// collect: responses come back per stream (h2Collect), not in order.
+func (d *h2Driver) collect() {}
+
+func (d *h2Driver) collectSettled() bool { return false }
+
+// endCallback: nothing of a request is held between callbacks but the
+// streams themselves.
+func (d *h2Driver) endCallback() {}
+
+// writable: after the callback's output, and at every sweep: gnet may
+// have drained what held output back.
+func (d *h2Driver) writable() {
+	if d.h2.Pending() && len(d.c.out) == 0 && d.c.gc.OutboundBuffered() < d.c.config().MaxOutboundBytes/2 {
+		d.output()
+		if len(d.c.out) > 0 {
+			d.c.writeWire(d.c.out)
+			d.c.out = d.c.out[:0]
+		}
+	}
+}
+
+func (d *h2Driver) tick(now int64) {
+	if d.c.srv.draining.Load() && !d.draining {
+		d.draining = true
+		d.h2.Shutdown()
+	}
+	d.h2.Tick(time.Now())
+	d.output()
+}
+
+// queued: streams are in flight (the drain and the idle timer wait).
+func (d *h2Driver) queued() bool { return len(d.streams) > 0 || d.h2.Pending() }
+
+func (d *h2Driver) quiet() bool { return len(d.streams) == 0 }
+
+// readTimeout: HTTP/2 has no partial request the read timer watches; an
+// idle connection is closed by the idle timer (with GOAWAY first).
+func (d *h2Driver) readTimeout() bool { return false }
+
+// close cancels every stream in flight and frees what the loop owns.
+func (d *h2Driver) close() {
+	for _, s := range d.streams {
+		s.gone = true
+		s.ex.cancel.cancel(context.Canceled)
+		s.fail(ErrClientGone)
+		if !s.onWorker() {
+			s.free()
+		}
+	}
+	d.c.srv.h2conns.Add(-1)
+}
+
+// responseFields are the head of ex's response for HTTP/2: the handler's
+// fields, then content-length (when known), date and server.
+func responseFields(ex *Exchange, contentLength int64, server string) []http1.HeaderField {
+	f := append([]http1.HeaderField(nil), ex.Header.Fields()...)
+	if contentLength >= 0 && ex.Header.Get("Content-Length") == "" {
+		f = append(f, http1.HeaderField{Name: "content-length", Value: strconv.FormatInt(contentLength, 10)})
+	}
+	f = append(f, http1.HeaderField{Name: "date", Value: string(http1.Date.Append(nil))})
+	if server != "" {
+		f = append(f, http1.HeaderField{Name: "server", Value: server})
+	}
+	return f
+}

@@ -1,0 +1,288 @@
+//go:build unix
+
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/gwist/gwist/http1"
+)
+
+// errH2BodyTooLarge is the refusal of an HTTP/2 request whose body is over
+// the limit (Exchange.Refused).
+var errH2BodyTooLarge = errors.New("engine: request body over the limit")
+
+// h2Stream is one HTTP/2 request and its response. The handler's side
+// (worker, or the loop when Inline) hands the response over through out,
+// under mu: the head once, body bytes as they are flushed, and the end. The
+// loop takes them (collect), frames them with the connection's
+// http2.Conn, and writes what the peer's windows allow (pump). A handler
+// that streams blocks while more than Config.MaxStreamQueued waits.
+type h2Stream struct {
+	d  *h2Driver
+	id uint32
+	ex *Exchange
+
+	// streaming: the handler flushed (handler side only).
+	streaming bool
+
+	// Loop only.
+	held        int64 // request body bytes counted in d.buffered
+	dispatched  bool  // the handler was started
+	gone        bool  // reset, or the connection closed
+	headersSent bool
+	pend        []byte // body bytes http2.Conn has not taken yet
+	ended       bool   // the response's end was handed over
+	trailers    []http1.HeaderField
+	endSent     bool // END_STREAM (or the trailers) queued
+	finished    bool // the handler returned
+	freed       bool
+
+	mu        sync.Mutex
+	out       h2Out
+	scheduled bool
+	err       error         // ErrClientGone once the stream is gone
+	room      chan struct{} // the loop took queued bytes (cap 1)
+	backlog   int           // bytes the loop holds (pend), as it last said
+}
+
+// h2Out is what the handler's side hands the loop.
+type h2Out struct {
+	head     bool // the head is set and not yet taken
+	status   int
+	fields   []http1.HeaderField
+	length   int64 // content-length to send; -1 unknown
+	body     []byte
+	end      bool
+	trailers []http1.HeaderField
+	done     bool // the handler returned
+}
+
+// flush sends the head (once) and what the handler wrote, then waits while
+// more than the cap is queued. Handler side (a worker).
+func (s *h2Stream) flush(ex *Exchange) error {
+	s.mu.Lock()
+	if s.err != nil {
+		s.mu.Unlock()
+		return s.err
+	}
+	if !s.out.head && !s.out.done && s.out.fields == nil {
+		s.setHead(ex, -1)
+	}
+	s.out.body = append(s.out.body, ex.Body...)
+	ex.Body = ex.Body[:0]
+	s.schedule()
+	limit := s.d.c.config().MaxStreamQueued
+	for s.err == nil && len(s.out.body)+s.backlog > limit {
+		s.mu.Unlock()
+		select {
+		case <-s.room:
+		case <-ex.Context().Done():
+		}
+		s.mu.Lock()
+		if ex.cancel.errNow() != nil && s.err == nil {
+			s.err = ErrClientGone
+		}
+	}
+	err := s.err
+	s.mu.Unlock()
+	return err
+}
+
+// setHead snapshots the response head. Called with mu held.
+func (s *h2Stream) setHead(ex *Exchange, length int64) {
+	status := ex.Status
+	if status == 0 {
+		status = 200
+	}
+	if ex.Request.Method == "HEAD" || !bodyAllowed(status) {
+		length = -1
+		if ex.Request.Method == "HEAD" && len(ex.Body) > 0 {
+			length = int64(len(ex.Body))
+		}
+	}
+	s.out.head, s.out.status = true, status
+	s.out.fields = responseFields(ex, length, s.d.c.config().ServerName)
+}
+
+// handlerDone hands over the rest of the response when the handler has
+// returned. Handler side.
+func (s *h2Stream) handlerDone(ex *Exchange) {
+	s.mu.Lock()
+	if s.out.fields == nil {
+		s.setHead(ex, int64(len(ex.Body)))
+	}
+	s.out.body = append(s.out.body, ex.Body...)
+	ex.Body = ex.Body[:0]
+	s.out.end = true
+	if tr := ex.Trailer.Fields(); len(tr) > 0 {
+		s.out.trailers = append([]http1.HeaderField(nil), tr...)
+	}
+	s.out.done = true
+	s.mu.Unlock()
+}
+
+// finishOnWorker hands over the rest of the response from the worker.
+func (s *h2Stream) finishOnWorker(ex *Exchange) {
+	s.handlerDone(ex)
+	s.mu.Lock()
+	s.schedule()
+	s.mu.Unlock()
+}
+
+// schedule asks the loop to collect. Called with mu held.
+func (s *h2Stream) schedule() {
+	if s.scheduled {
+		return
+	}
+	s.scheduled = true
+	if err := s.d.c.el.Execute(context.Background(), (*h2Collect)(s)); err != nil {
+		s.scheduled = false
+		s.err = ErrClientGone
+	}
+}
+
+// h2Collect is an h2Stream as the loop's task.
+type h2Collect h2Stream
+
+func (t *h2Collect) Run(context.Context) error {
+	s := (*h2Stream)(t)
+	c := s.d.c
+	if c.closed {
+		s.mu.Lock()
+		s.scheduled = false
+		s.mu.Unlock()
+		return nil
+	}
+	c.beginLoopTask()
+	s.collect()
+	s.d.output()
+	c.finishCallback()
+	return nil
+}
+
+// collect takes what the handler handed over and frames it. Loop only.
+func (s *h2Stream) collect() {
+	s.mu.Lock()
+	o := s.out
+	s.out.head, s.out.body, s.out.trailers = false, nil, nil
+	s.scheduled = false
+	s.mu.Unlock()
+	if o.done {
+		s.finished = true
+	}
+	h := s.d.h2
+	if !s.gone {
+		if o.head && !s.headersSent {
+			s.headersSent = true
+			noBody := o.end && len(o.body) == 0 && o.trailers == nil
+			if s.ex.Request.Method == "HEAD" || !bodyAllowed(o.status) {
+				noBody, o.body, o.trailers, o.end = true, nil, nil, true
+			}
+			if err := h.WriteHeaders(s.id, o.status, o.fields, noBody); err != nil {
+				s.gone = true
+			}
+			if noBody {
+				s.ended = true
+			}
+		}
+		if !s.ended {
+			s.pend = append(s.pend, o.body...)
+			if o.end {
+				s.ended, s.trailers = true, o.trailers
+			}
+		}
+		s.pump()
+	}
+	if s.finished && (s.gone || s.ended && len(s.pend) == 0 && s.trailers == nil) {
+		s.free()
+	}
+}
+
+// pump writes pend as far as the windows allow, then the end. Loop only.
+func (s *h2Stream) pump() {
+	h := s.d.h2
+	if s.gone || !s.headersSent {
+		return
+	}
+	if len(s.pend) > 0 || s.ended && s.trailers == nil && !s.endSent {
+		n, err := h.WriteData(s.id, s.pend, s.ended && s.trailers == nil)
+		if err != nil {
+			s.gone = true
+			s.fail(ErrClientGone)
+			return
+		}
+		s.pend = s.pend[n:]
+		if len(s.pend) == 0 {
+			s.pend = nil
+			if s.ended && s.trailers == nil {
+				s.endSent = true
+			}
+		}
+	}
+	if len(s.pend) == 0 && s.ended && s.trailers != nil {
+		_ = h.WriteTrailers(s.id, s.trailers)
+		s.trailers, s.endSent = nil, true
+	}
+	s.mu.Lock()
+	s.backlog = len(s.pend)
+	s.mu.Unlock()
+	select {
+	case s.room <- struct{}{}:
+	default:
+	}
+	if s.finished && s.endSent {
+		s.free()
+	}
+}
+
+// reset: the peer reset the stream. Loop only.
+func (s *h2Stream) reset() {
+	s.gone = true
+	s.ex.cancel.cancel(context.Canceled)
+	s.fail(ErrClientGone)
+	if !s.dispatched || s.finished {
+		s.free()
+	}
+}
+
+// fail makes the handler's next flush fail and wakes one that waits.
+func (s *h2Stream) fail(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+	select {
+	case s.room <- struct{}{}:
+	default:
+	}
+}
+
+// onWorker: the handler runs (or its batch has not come back). Loop only.
+func (s *h2Stream) onWorker() bool { return s.dispatched && !s.finished }
+
+// free releases the stream and its exchange once the handler is done with
+// it and the response was handed to the connection (or cannot be). Loop
+// only.
+func (s *h2Stream) free() {
+	if s.freed {
+		return
+	}
+	s.freed = true
+	d := s.d
+	if !s.dispatched {
+		d.buffered -= s.held
+	}
+	d.h2.Release(s.id)
+	delete(d.streams, s.id)
+	if b := s.ex.b; b != nil {
+		s.ex.b = nil
+		b.release() // and the exchange with it
+	} else {
+		putExchange(s.ex)
+	}
+	s.ex = nil
+}

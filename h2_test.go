@@ -1,0 +1,157 @@
+package gwist_test
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gwist/gwist"
+)
+
+// h2App serves the routes the HTTP/2 tests use.
+func h2App(opts ...gwist.Option) *gwist.App {
+	app := gwist.New(append([]gwist.Option{gwist.WithHTTP2(true), gwist.WithLogger(discardLogger())}, opts...)...)
+	app.GET("/", func(c *gwist.Ctx) error { return c.String(200, "hello "+c.Protocol()) })
+	app.POST("/sum", func(c *gwist.Ctx) error {
+		sum := sha256.Sum256(c.Body())
+		return c.String(200, fmt.Sprintf("%d %x", len(c.Body()), sum))
+	})
+	app.GET("/big", func(c *gwist.Ctx) error {
+		chunk := bytes.Repeat([]byte("0123456789abcdef"), 2048) // 32 KiB
+		for range 320 {                                         // 10 MiB
+			if _, err := c.Write(chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	app.GET("/ticks", func(c *gwist.Ctx) error {
+		for i := range 3 {
+			fmt.Fprintf(c, "tick %d\n", i)
+			if err := c.Flush(); err != nil {
+				return err
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		c.SetTrailer("X-Ticks", "3")
+		return nil
+	})
+	return app
+}
+
+func h2TLSClient(t *testing.T) *http.Client {
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: getPKI(t).pool, ServerName: "localhost"}, ForceAttemptHTTP2: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: 20 * time.Second}
+}
+
+func h2cClient(t *testing.T) *http.Client {
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: p}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: 20 * time.Second}
+}
+
+// Go's HTTP/2 client over TLS (ALPN h2) and over h2c (prior knowledge):
+// the handler sees HTTP/2.0, bodies both ways are whole, streamed chunks
+// arrive as flushed with their trailer, and concurrent requests share one
+// connection.
+func TestHTTP2GoClient(t *testing.T) {
+	for _, inline := range []bool{false, true} {
+		tlsApp, plainApp := h2App(gwist.WithInline(inline)), h2App(gwist.WithInline(inline))
+		for name, tc := range map[string]struct {
+			c    *http.Client
+			base string
+		}{
+			"TLS": {h2TLSClient(t), "https://" + startTLS(t, tlsApp, serverTLSConfig(t))},
+			"h2c": {h2cClient(t), "http://" + startApp(t, plainApp)},
+		} {
+			t.Run(fmt.Sprintf("%s/inline=%v", name, inline), func(t *testing.T) {
+				resp, body := get(t, tc.c, tc.base+"/")
+				if resp.ProtoMajor != 2 || body != "hello HTTP/2.0" {
+					t.Fatalf("%s %q", resp.Proto, body)
+				}
+				payload := bytes.Repeat([]byte("upload"), 500000) // 3 MB: past every window
+				resp, err := tc.c.Post(tc.base+"/sum", "application/octet-stream", bytes.NewReader(payload))
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if want := fmt.Sprintf("%d %x", len(payload), sha256.Sum256(payload)); string(b) != want {
+					t.Fatalf("POST: %d %q", resp.StatusCode, b)
+				}
+				if inline {
+					return // streaming needs the worker pool
+				}
+				resp, body = get(t, tc.c, tc.base+"/big")
+				if len(body) != 10<<20 || body[:16] != "0123456789abcdef" {
+					t.Fatalf("/big: %d bytes", len(body))
+				}
+				resp, err = tc.c.Get(tc.base + "/ticks")
+				if err != nil {
+					t.Fatal(err)
+				}
+				br := bufio.NewReader(resp.Body)
+				var at []time.Time
+				for range 3 {
+					if _, err := br.ReadString('\n'); err != nil {
+						t.Fatal(err)
+					}
+					at = append(at, time.Now())
+				}
+				io.Copy(io.Discard, br)
+				resp.Body.Close()
+				if at[2].Sub(at[0]) < 80*time.Millisecond || resp.Trailer.Get("X-Ticks") != "3" {
+					t.Fatalf("ticks at %v, trailer %v", at, resp.Trailer)
+				}
+				var wg sync.WaitGroup
+				errs := make(chan error, 50)
+				for range 50 {
+					wg.Go(func() {
+						resp, err := tc.c.Get(tc.base + "/")
+						if err != nil {
+							errs <- err
+							return
+						}
+						b, _ := io.ReadAll(resp.Body)
+						resp.Body.Close()
+						if string(b) != "hello HTTP/2.0" {
+							errs <- fmt.Errorf("got %q", b)
+						}
+					})
+				}
+				wg.Wait()
+				close(errs)
+				for err := range errs {
+					t.Fatal(err)
+				}
+			})
+		}
+	}
+}
+
+// Without WithHTTP2 nothing changes: ALPN offers http/1.1 only and the h2c
+// preface is not taken.
+func TestHTTP2Off(t *testing.T) {
+	app := gwist.New(gwist.WithLogger(discardLogger()))
+	app.GET("/", func(c *gwist.Ctx) error { return c.String(200, c.Protocol()) })
+	resp, body := get(t, h2TLSClient(t), "https://"+startTLS(t, app, serverTLSConfig(t))+"/")
+	if resp.ProtoMajor != 1 || body != "HTTP/1.1" {
+		t.Fatalf("%s %q", resp.Proto, body)
+	}
+	app2 := gwist.New(gwist.WithLogger(discardLogger()))
+	app2.GET("/", func(c *gwist.Ctx) error { return c.String(200, c.Protocol()) })
+	if _, err := h2cClient(t).Get("http://" + startApp(t, app2) + "/"); err == nil || !strings.Contains(err.Error(), "") {
+		t.Fatalf("h2c against an app without HTTP/2: %v", err)
+	}
+}

@@ -1,0 +1,93 @@
+// Package h2spectest runs h2spec, the HTTP/2 conformance suite, from tests:
+// it finds (or installs) the binary and checks that every case passed.
+package h2spectest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Find returns the h2spec binary, installing it with `go install` when it
+// is missing; "" when neither works.
+func Find(t testing.TB) string {
+	if p, err := exec.LookPath("h2spec"); err == nil {
+		return p
+	}
+	gobin := os.Getenv("GOBIN")
+	if gobin == "" {
+		out, err := exec.Command("go", "env", "GOPATH").Output()
+		if err != nil {
+			return ""
+		}
+		gobin = filepath.Join(strings.TrimSpace(string(out)), "bin")
+	}
+	p := filepath.Join(gobin, "h2spec")
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	cmd := exec.Command("go", "install", "github.com/summerwind/h2spec/cmd/h2spec@latest")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Logf("go install h2spec: %v\n%s", err, out)
+		return ""
+	}
+	if _, err := os.Stat(p); err == nil {
+		return p
+	}
+	return ""
+}
+
+// Run runs h2spec in strict mode (-S: every case, the non-strict ones
+// included) against addr with the extra arguments (e.g. "-t", "-k" for
+// TLS) and fails the test unless every case passed. It skips the test when
+// h2spec cannot be found or installed.
+func Run(t testing.TB, addr string, extra ...string) {
+	t.Helper()
+	RunAllowing(t, addr, nil, extra...)
+}
+
+// RunAllowing is Run where the failed cases whose titles are keys of
+// allowed do not fail the test: each is logged with its value, the reason
+// the server departs from h2spec there.
+func RunAllowing(t testing.TB, addr string, allowed map[string]string, extra ...string) {
+	t.Helper()
+	bin := Find(t)
+	if bin == "" {
+		t.Skip("h2spec is not installed and `go install github.com/summerwind/h2spec/cmd/h2spec@latest` failed")
+	}
+	host, port, _ := strings.Cut(addr, ":")
+	args := append([]string{"-h", host, "-p", port, "-o", "2", "-S"}, extra...)
+	start := time.Now()
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	t.Logf("h2spec %s took %v", strings.Join(args, " "), time.Since(start).Round(time.Millisecond))
+	sum := regexp.MustCompile(`(\d+) tests, (\d+) passed, (\d+) skipped, (\d+) failed`).FindSubmatch(out)
+	if sum == nil {
+		t.Fatalf("h2spec: %v\n%s", err, out)
+	}
+	t.Logf("h2spec: %s", sum[0])
+	if string(sum[4]) == "0" && err == nil {
+		return
+	}
+	i := bytes.Index(out, []byte("Failures:"))
+	if i < 0 {
+		t.Fatalf("h2spec: %v\n%s", err, out)
+	}
+	failures := out[i:]
+	unexpected := false
+	for _, m := range regexp.MustCompile(`× \d+: ([^\n]+)`).FindAllSubmatch(failures, -1) {
+		title := strings.TrimSpace(string(m[1]))
+		if why, ok := allowed[title]; ok {
+			t.Logf("h2spec case %q fails as expected: %s", title, why)
+			continue
+		}
+		unexpected = true
+	}
+	if unexpected {
+		t.Fatalf("h2spec failures:\n%s", failures)
+	}
+}
