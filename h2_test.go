@@ -3,6 +3,7 @@ package gwist_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"crypto/tls"
 	"fmt"
@@ -153,5 +154,88 @@ func TestHTTP2Off(t *testing.T) {
 	app2.GET("/", func(c *gwist.Ctx) error { return c.String(200, c.Protocol()) })
 	if _, err := h2cClient(t).Get("http://" + startApp(t, app2) + "/"); err == nil || !strings.Contains(err.Error(), "") {
 		t.Fatalf("h2c against an app without HTTP/2: %v", err)
+	}
+}
+
+// A client that cancels an HTTP/2 request mid-stream (RST_STREAM): the
+// handler's Write fails and its context is done; the connection goes on
+// serving other streams.
+func TestHTTP2ClientResetCancels(t *testing.T) {
+	ended := make(chan error, 1)
+	app := h2App()
+	app.GET("/forever", func(c *gwist.Ctx) error {
+		chunk := bytes.Repeat([]byte("z"), 8192)
+		for {
+			if _, err := c.Write(chunk); err != nil {
+				ended <- fmt.Errorf("write: %w (context: %v)", err, c.Context().Err())
+				return err
+			}
+			if err := c.Flush(); err != nil {
+				ended <- fmt.Errorf("flush: %w (context: %v)", err, c.Context().Err())
+				return err
+			}
+		}
+	})
+	base := "https://" + startTLS(t, app, serverTLSConfig(t))
+	cl := h2TLSClient(t)
+	resp, err := cl.Get(base + "/forever")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(resp.Body, make([]byte, 256<<10)); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close() // resets the stream
+	select {
+	case err := <-ended:
+		if !strings.Contains(err.Error(), "client gone") || strings.Contains(err.Error(), "context: <nil>") {
+			t.Fatalf("handler ended with %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler kept streaming after the client reset the stream")
+	}
+	if resp, body := get(t, cl, base+"/"); resp.ProtoMajor != 2 || body != "hello HTTP/2.0" {
+		t.Fatalf("after the reset: %s %q", resp.Proto, body)
+	}
+}
+
+// Shutdown with an HTTP/2 request in flight: the request completes, then
+// the connection closes and Shutdown returns.
+func TestHTTP2ShutdownFinishesStreams(t *testing.T) {
+	app := h2App()
+	started := make(chan struct{})
+	app.GET("/slow", func(c *gwist.Ctx) error {
+		close(started)
+		time.Sleep(300 * time.Millisecond)
+		return c.String(200, "done")
+	})
+	addr, err := app.StartTLS("127.0.0.1:0", serverTLSConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := h2TLSClient(t)
+	got := make(chan string, 1)
+	go func() {
+		resp, err := cl.Get("https://" + addr.String() + "/slow")
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got <- fmt.Sprintf("%d %s", resp.StatusCode, b)
+	}()
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := app.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if r := <-got; r != "200 done" {
+		t.Fatalf("in-flight request: %q", r)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("Shutdown took %v", took)
 	}
 }
