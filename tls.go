@@ -35,8 +35,9 @@ func WithMaxHandshakes(n int) Option { return func(c *config) { c.tls.MaxHandsha
 // or in a Config that GetConfigForClient returns), TLS 1.2 offers only
 // ECDHE suites with AES-GCM or ChaCha20-Poly1305 (forward secrecy and
 // AEAD; Go's own default adds CBC-SHA1 suites); a list you set is used as
-// is. NextProtos is limited to the protocols gwist serves (http/1.1
-// until HTTP/2 lands), so a client is never promised one it will not get.
+// is. NextProtos is limited to the protocols gwist serves (http/1.1, and
+// h2 with WithHTTP2, offered first when NextProtos is empty), so a client
+// is never promised one it will not get.
 // cfg itself is not modified. A plaintext and a TLS listener can run in
 // one App.
 func (a *App) StartTLS(addr string, cfg *tls.Config) (net.Addr, error) {

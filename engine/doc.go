@@ -14,8 +14,12 @@
 // responses back into bytes. The HTTP/1 driver is h1driver.go, with its
 // batches of pipelined requests (batch.go), its parsers (parsers.go), its
 // streamed responses (stream.go, outbound.go) and streamed request bodies
-// (inbody.go). A second driver (HTTP/2, an
-// upgraded WebSocket) implements the same interface.
+// (inbody.go). The HTTP/2 driver is h2driver.go with its streams
+// (h2stream.go): the sans-I/O http2.Conn on the loop, handlers on workers,
+// responses handed back per stream and framed on the loop (a worker never
+// writes to an HTTP/2 connection). A connection starts with the HTTP/1
+// driver and switches once, after ALPN chose h2 or on the h2c preface. A
+// third driver (an upgraded WebSocket) would implement the same interface.
 //
 // Threading rules, which every file here follows:
 //   - A connection's state is touched only on its event loop.
@@ -29,7 +33,10 @@
 //     handler reading a streamed request body shares one object with the
 //     loop, the body's buffer (inbody.go, under its own mutex), and reaches
 //     the connection only through Execute (to resume reading, or to send
-//     "100 Continue").
+//     "100 Continue"). An HTTP/2 handler shares its stream's outbox with
+//     the loop (h2stream.go, under the stream's mutex) and never writes to
+//     the connection; a detached response (detached.go) is the same for a
+//     handler that has returned.
 //   - The accept goroutine touches no connection: gnet registers the socket
 //     on its loop, and OnOpen runs there.
 //   - Buffers from gnet (Peek) are valid only during the callback; the http1

@@ -79,10 +79,11 @@ func main() {
 	staticDir := flag.String("static-dir", "", "directory served at /static/ (default: the embedded examples/hello/public)")
 	withMiddleware := flag.Bool("middleware", false,
 		"wrap every route in request-ID, access-log, recover, gzip and CORS (origin "+corsOrigin+") middleware")
+	http2 := flag.Bool("http2", false, "serve HTTP/2 too: h2 through ALPN on -tls-addr, h2c by prior knowledge on -addr")
 	flag.Parse()
 
 	app := gwist.New(gwist.WithInline(*inline), gwist.WithWorkers(*workers), gwist.WithQuickAck(*quickAck),
-		gwist.WithMaxConns(*maxConns))
+		gwist.WithMaxConns(*maxConns), gwist.WithHTTP2(*http2))
 	routes(app)
 	static(app, *staticDir)
 	if *withMiddleware {

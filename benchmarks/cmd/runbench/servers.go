@@ -28,8 +28,8 @@ var portBase = 24100
 // allServers lists every row, in the order they run within a round; ports
 // are filled in by assignPorts.
 var allServers = assignPorts([]serverDef{
-	{name: "gwist", binary: "gwist", ours: true},
-	{name: "gwist-inline", binary: "gwist", extra: []string{"-inline"}, ours: true, variant: true},
+	{name: "gwist", binary: "gwist", extra: []string{"-http2"}, ours: true},
+	{name: "gwist-inline", binary: "gwist", extra: []string{"-inline", "-http2"}, ours: true, variant: true},
 	{name: "gwist-noquickack", binary: "gwist", extra: []string{"-quickack=false"}, ours: true, variant: true},
 	{name: "nethttp", binary: "nethttp"},
 	{name: "fasthttp", binary: "fasthttp"},
