@@ -239,3 +239,76 @@ func TestHTTP2ShutdownFinishesStreams(t *testing.T) {
 		t.Fatalf("Shutdown took %v", took)
 	}
 }
+
+// An SSEFeed over HTTP/2 (TLS and h2c): the handler returns, events sent
+// later arrive, heartbeats come from the loop, Close ends the stream and
+// the connection goes on; a client that cancels ends its feed.
+func TestHTTP2SSEFeed(t *testing.T) {
+	hub := &feedHub{}
+	newApp := func() *gwist.App {
+		app := feedApp(hub, gwist.WithHTTP2(true), gwist.WithSSEHeartbeat(20*time.Millisecond))
+		return app
+	}
+	for name, tc := range map[string]struct {
+		c    *http.Client
+		base string
+	}{
+		"TLS": {h2TLSClient(t), "https://" + startTLS(t, newApp(), serverTLSConfig(t))},
+		"h2c": {h2cClient(t), "http://" + startApp(t, newApp())},
+	} {
+		t.Run(name, func(t *testing.T) {
+			hub.mu.Lock()
+			hub.feeds = nil
+			hub.mu.Unlock()
+			resp, err := tc.c.Get(tc.base + "/feed")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.ProtoMajor != 2 || resp.Header.Get("Content-Type") != "text/event-stream" {
+				t.Fatalf("%s %v", resp.Proto, resp.Header)
+			}
+			waitFor(t, 5*time.Second, "the feed", func() bool { return len(hub.all()) == 1 })
+			f := hub.all()[0]
+			br := bufio.NewReader(resp.Body)
+			beats := 0
+			for beats < 2 {
+				line, err := br.ReadString('\n')
+				if err != nil {
+					t.Fatalf("heartbeats: %v", err)
+				}
+				if line == ":\n" {
+					beats++
+				}
+			}
+			if err := f.Send(gwist.SSEEvent{ID: "1", Data: "over h2"}); err != nil {
+				t.Fatal(err)
+			}
+			if ev := readEvent(t, br); ev != "id: 1\ndata: over h2\n" {
+				t.Fatalf("event %q", ev)
+			}
+			_ = f.Close()
+			if rest, err := io.ReadAll(br); err != nil || strings.Trim(string(rest), ":\n") != "" {
+				t.Fatalf("after Close: %q %v", rest, err)
+			}
+			<-f.Done()
+			if r, body := get(t, tc.c, tc.base+"/"); r.ProtoMajor != 2 || body != "plain" {
+				t.Fatalf("after the feed: %s %q", r.Proto, body)
+			}
+			// A second feed whose client goes away.
+			ctx, cancel := context.WithCancel(context.Background())
+			req, _ := http.NewRequestWithContext(ctx, "GET", tc.base+"/feed", nil)
+			resp, err = tc.c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, 5*time.Second, "the second feed", func() bool { return len(hub.all()) == 2 })
+			cancel()
+			resp.Body.Close()
+			select {
+			case <-hub.all()[1].Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the feed of a client that cancelled is still open")
+			}
+		})
+	}
+}

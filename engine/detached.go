@@ -45,6 +45,7 @@ var (
 type Detached struct {
 	c       *conn
 	b       *batch
+	h2      *h2Stream // the HTTP/2 stream it writes to (h2detached.go); nil on HTTP/1
 	chunked bool // else close-delimited (HTTP/1.0)
 	keep    bool // the connection stays open after the response
 	// idleEvery and idleBytes: the keep-alive write (already framed).
@@ -78,7 +79,7 @@ func (ex *Exchange) Detach(idleEvery time.Duration, idle []byte) (*Detached, err
 		return nil, ErrInlineStreaming
 	}
 	if ex.h2 != nil {
-		return nil, ErrDetach // not over HTTP/2 yet
+		return ex.h2.detach(ex, idleEvery, idle)
 	}
 	status := ex.Status
 	if status == 0 {
@@ -135,6 +136,9 @@ func (d *Detached) Write(p []byte) error {
 	if d.ended {
 		return d.err
 	}
+	if d.h2 != nil {
+		return d.h2.detachedWrite(p)
+	}
 	if int64(len(d.buf))+d.backlog.Load() > int64(d.c.config().MaxStreamQueued) {
 		return ErrSlowClient
 	}
@@ -160,6 +164,10 @@ func (d *Detached) end(why error) {
 		return
 	}
 	d.ended, d.err = true, why
+	if d.h2 != nil {
+		d.h2.detachedEnd()
+		return
+	}
 	if d.chunked && why == ErrStreamEnded {
 		d.buf = http1.AppendLastChunk(d.buf, nil)
 	}

@@ -218,6 +218,11 @@ func (d *h2Driver) tick(now int64) {
 		d.h2.Shutdown()
 	}
 	d.h2.Tick(time.Now())
+	for _, s := range d.streams {
+		if s.det != nil && s.finished {
+			s.detachedTick(now)
+		}
+	}
 	d.output()
 }
 

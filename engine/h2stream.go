@@ -27,6 +27,9 @@ type h2Stream struct {
 
 	// streaming: the handler flushed (handler side only).
 	streaming bool
+	// det: the response was detached (h2detached.go); set under mu by the
+	// handler, read by the loop.
+	det *Detached
 
 	// Loop only.
 	held        int64 // request body bytes counted in d.buffered
@@ -39,6 +42,7 @@ type h2Stream struct {
 	endSent     bool // END_STREAM (or the trailers) queued
 	finished    bool // the handler returned
 	freed       bool
+	lastWrite   int64 // server clock when body bytes were last taken
 
 	mu        sync.Mutex
 	out       h2Out
@@ -111,6 +115,11 @@ func (s *h2Stream) setHead(ex *Exchange, length int64) {
 // returned. Handler side.
 func (s *h2Stream) handlerDone(ex *Exchange) {
 	s.mu.Lock()
+	if s.det != nil { // the Detached ends the response, not the handler
+		s.out.done = true
+		s.mu.Unlock()
+		return
+	}
 	if s.out.fields == nil {
 		s.setHead(ex, int64(len(ex.Body)))
 	}
@@ -184,11 +193,15 @@ func (s *h2Stream) collect() {
 			if err := h.WriteHeaders(s.id, o.status, o.fields, noBody); err != nil {
 				s.gone = true
 			}
+			s.lastWrite = s.d.c.srv.now()
 			if noBody {
 				s.ended = true
 			}
 		}
 		if !s.ended {
+			if len(o.body) > 0 {
+				s.lastWrite = s.d.c.srv.now()
+			}
 			s.pend = append(s.pend, o.body...)
 			if o.end {
 				s.ended, s.trailers = true, o.trailers
@@ -273,6 +286,9 @@ func (s *h2Stream) free() {
 	}
 	s.freed = true
 	d := s.d
+	if s.det != nil {
+		s.detachedFinish()
+	}
 	if !s.dispatched {
 		d.buffered -= s.held
 	}
