@@ -46,8 +46,8 @@ type Detached struct {
 	c       *conn
 	b       *batch
 	h2      *h2Stream // the HTTP/2 stream it writes to (h2detached.go); nil on HTTP/1
-	chunked bool // else close-delimited (HTTP/1.0)
-	keep    bool // the connection stays open after the response
+	chunked bool      // else close-delimited (HTTP/1.0)
+	keep    bool      // the connection stays open after the response
 	// idleEvery and idleBytes: the keep-alive write (already framed).
 	idleEvery time.Duration
 	idleBytes []byte
