@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/tlsstate"
 )
 
 // Handler serves one request: it reads ex.Request and fills ex.Status,
@@ -42,8 +43,10 @@ type Exchange struct {
 
 	remote net.Addr
 	cancel cancelState
-	b      *batch  // the worker's batch; nil inline
-	st     *stream // set once the response streams (stream.go)
+	b      *batch         // the worker's batch; nil inline
+	st     *stream        // set once the response streams (stream.go)
+	tlsc   *tlsstate.Conn // the connection's TLS state; nil on plaintext (tlsinfo.go)
+	sink   *sinkState     // set for NewSinkExchange's exchanges (sink.go)
 }
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
@@ -65,7 +68,7 @@ func putExchange(ex *Exchange) {
 	} else {
 		ex.Body = ex.Body[:0]
 	}
-	ex.remote = nil
+	ex.remote, ex.tlsc = nil, nil
 	ex.cancel.reset()
 	exchangePool.Put(ex)
 }
@@ -86,6 +89,9 @@ func (ex *Exchange) Write(p []byte) (int, error) {
 	if ex.st != nil {
 		return ex.st.write(p)
 	}
+	if ex.sink != nil {
+		return ex.sink.write(ex, p)
+	}
 	ex.Body = append(ex.Body, p...)
 	if ex.b != nil && len(ex.Body) > ex.b.c.config().StreamThreshold {
 		if err := ex.startStream(); err != nil {
@@ -99,6 +105,9 @@ func (ex *Exchange) Write(p []byte) (int, error) {
 func (ex *Exchange) WriteString(s string) (int, error) {
 	if ex.st != nil {
 		return ex.st.write([]byte(s))
+	}
+	if ex.sink != nil {
+		return ex.sink.write(ex, []byte(s))
 	}
 	ex.Body = append(ex.Body, s...)
 	if ex.b != nil && len(ex.Body) > ex.b.c.config().StreamThreshold {
@@ -205,9 +214,17 @@ func (s *cancelState) cancel(err error) {
 // exchangeContext is an Exchange seen as a context.Context.
 type exchangeContext Exchange
 
-func (c *exchangeContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *exchangeContext) Deadline() (time.Time, bool) {
+	if c.sink != nil {
+		return c.sink.deadline()
+	}
+	return time.Time{}, false
+}
 
 func (c *exchangeContext) Done() <-chan struct{} {
+	if c.sink != nil {
+		return c.sink.ctx.Done()
+	}
 	s := &c.cancel
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -222,10 +239,18 @@ func (c *exchangeContext) Done() <-chan struct{} {
 }
 
 func (c *exchangeContext) Err() error {
+	if c.sink != nil {
+		return c.sink.ctx.Err()
+	}
 	s := &c.cancel
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
 }
 
-func (c *exchangeContext) Value(any) any { return nil }
+func (c *exchangeContext) Value(key any) any {
+	if c.sink != nil {
+		return c.sink.ctx.Value(key)
+	}
+	return nil
+}

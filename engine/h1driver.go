@@ -60,6 +60,7 @@ func (d *h1Driver) serve() {
 		}
 		if d.cur == nil {
 			d.cur = getExchange(c.remote)
+			d.cur.tlsc = c.tls
 			if c.phase == phaseIdle || c.phase == phaseWaiting {
 				c.setPhase(phaseHead, cfg.HeaderReadTimeout)
 			}

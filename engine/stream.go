@@ -61,7 +61,7 @@ type stream struct {
 
 // Streaming reports whether the response's head has been sent: Status,
 // Header and Body then no longer change what the client gets.
-func (ex *Exchange) Streaming() bool { return ex.st != nil }
+func (ex *Exchange) Streaming() bool { return ex.st != nil || (ex.sink != nil && ex.sink.started) }
 
 // Flush sends the head, if not yet sent, and the body written so far,
 // without waiting for the client to read it (Write blocks once too much is
@@ -69,6 +69,9 @@ func (ex *Exchange) Streaming() bool { return ex.st != nil }
 // nothing.
 func (ex *Exchange) Flush() error {
 	if ex.b == nil {
+		if ex.sink != nil {
+			return ex.sink.flush(ex)
+		}
 		return ErrInlineStreaming
 	}
 	if ex.st == nil {
@@ -90,6 +93,9 @@ func (ex *Exchange) Flush() error {
 func (ex *Exchange) AbortStream() {
 	if ex.st != nil {
 		ex.st.broken = true
+	}
+	if ex.sink != nil && ex.sink.started {
+		ex.sink.aborted = true
 	}
 }
 
