@@ -394,3 +394,11 @@ func tlsVersionName(v uint16) string {
 	}
 	return "other"
 }
+
+// httptestDo runs one request through app.ServeHTTP into a recorder.
+func httptestDo(t *testing.T, app *gwist.App, method, target string) *httptest.ResponseRecorder {
+	t.Helper()
+	w := httptest.NewRecorder()
+	app.ServeHTTP(w, httptest.NewRequest(method, target, nil))
+	return w
+}
