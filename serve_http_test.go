@@ -187,7 +187,6 @@ func httpStreamApp(gate chan struct{}) *gwist.App {
 
 type ctxKey struct{}
 
-
 func TestServeHTTPServerStreams(t *testing.T) {
 	gate := make(chan struct{})
 	srv := httptest.NewServer(httpStreamApp(gate))
