@@ -30,6 +30,10 @@
 //	                 -static-dir when given (served from disk through
 //	                 Static: ETag, ranges, 304, index.html, large files
 //	                 streamed)
+//	GET  /debug/pprof/   net/http/pprof through gwist.WrapHandler: the index,
+//	                 /debug/pprof/heap, goroutine, allocs, ..., cmdline,
+//	                 symbol, profile?seconds=N and trace?seconds=N (these
+//	                 two answer 501 with -inline)
 //
 // /events and /download need the worker pool: with -inline they answer 501.
 //
@@ -78,6 +82,7 @@ func main() {
 		gwist.WithMaxConns(*maxConns))
 	routes(app)
 	static(app, *staticDir)
+	debugRoutes(app, *inline)
 	if *withMiddleware {
 		useMiddleware(app, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	}
