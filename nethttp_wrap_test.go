@@ -75,6 +75,7 @@ func TestWrapHandlerResponseSemantics(t *testing.T) {
 		w.Header().Set("Content-Type", "application/x-typed")
 		w.WriteHeader(201)
 		w.Header().Set("X-Late", "ignored") // after WriteHeader: not sent
+		w.WriteHeader(500)                  // a second WriteHeader: ignored
 		_, _ = io.WriteString(w, "<html>")
 	}))
 	app.GET("/notype", gwist.WrapHandlerFunc(func(w http.ResponseWriter, r *http.Request) {
