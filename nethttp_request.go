@@ -16,6 +16,7 @@ import (
 // Pattern (the route) and the route's parameters as path values
 // (r.PathValue("id") for a route "/users/:id" or "/users/{id}").
 func (c *Ctx) httpRequest(ctx context.Context) (*http.Request, error) {
+	body := c.Body() // first: Request then shares the body instead of copying it
 	req := c.Request()
 	u, err := url.ParseRequestURI(req.Target)
 	if err != nil {
@@ -53,7 +54,6 @@ func (c *Ctx) httpRequest(ctx context.Context) (*http.Request, error) {
 			r.Trailer[key] = append(r.Trailer[key], f.Value)
 		}
 	}
-	body := c.Body()
 	r.ContentLength = int64(len(body))
 	if req.Chunked {
 		r.TransferEncoding = []string{"chunked"}

@@ -142,5 +142,5 @@ func (s *sinkState) start(ex *Exchange) error {
 	return s.err
 }
 
-// sinkContext is a sink Exchange's context: the one NewSinkExchange got.
+// deadline is the sink Exchange's context's deadline.
 func (s *sinkState) deadline() (time.Time, bool) { return s.ctx.Deadline() }
