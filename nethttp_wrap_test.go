@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/pprof"
 	"os/exec"
 	"strings"
 	"testing"
@@ -227,32 +226,6 @@ func TestWrapHandlerClientGone(t *testing.T) {
 	rc.c.Close()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("context: %v", err)
-	}
-}
-
-func TestWrapHandlerPprof(t *testing.T) {
-	app := gwist.New()
-	app.GET("/debug/pprof/*name", gwist.WrapHandlerFunc(pprof.Index))
-	app.GET("/debug/pprof/cmdline", gwist.WrapHandlerFunc(pprof.Cmdline))
-	addr := startApp(t, app)
-	client := newClient(t)
-	resp, body := get(t, client, "http://"+addr+"/debug/pprof/")
-	if resp.StatusCode != 200 || !strings.Contains(body, "goroutine") || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
-		t.Fatalf("index: %d %q %.200q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
-	}
-	resp, body = get(t, client, "http://"+addr+"/debug/pprof/goroutine?debug=1")
-	if resp.StatusCode != 200 || !strings.Contains(body, "goroutine profile:") {
-		t.Fatalf("goroutine: %d %.200q", resp.StatusCode, body)
-	}
-	resp, body = get(t, client, "http://"+addr+"/debug/pprof/cmdline")
-	if resp.StatusCode != 200 || !strings.Contains(body, ".test") {
-		t.Fatalf("cmdline: %d %q", resp.StatusCode, body)
-	}
-	if curl, err := exec.LookPath("curl"); err == nil {
-		out, err := exec.Command(curl, "-sS", "http://"+addr+"/debug/pprof/").CombinedOutput()
-		if err != nil || !strings.Contains(string(out), "heap") {
-			t.Fatalf("curl: %v %.200q", err, out)
-		}
 	}
 }
 

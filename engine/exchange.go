@@ -68,7 +68,10 @@ func putExchange(ex *Exchange) {
 	} else {
 		ex.Body = ex.Body[:0]
 	}
-	ex.remote, ex.tlsc = nil, nil
+	ex.remote = nil
+	if ex.tlsc != nil {
+		ex.tlsc = nil
+	}
 	ex.cancel.reset()
 	exchangePool.Put(ex)
 }

@@ -60,7 +60,9 @@ func (d *h1Driver) serve() {
 		}
 		if d.cur == nil {
 			d.cur = getExchange(c.remote)
-			d.cur.tlsc = c.tls
+			if c.tls != nil {
+				d.cur.tlsc = c.tls // for Exchange.TLS; plaintext pays no store
+			}
 			if c.phase == phaseIdle || c.phase == phaseWaiting {
 				c.setPhase(phaseHead, cfg.HeaderReadTimeout)
 			}
