@@ -117,7 +117,7 @@ func (c *Ctx) sendParts(src *fileSource, code int, parts []part) error {
 	for _, p := range parts {
 		total += int64(len(p.head)) + p.length
 	}
-	inline := c.app.cfg.engine.Inline
+	inline := !c.ex.CanStream() // on the loop (WithInline): buffered
 	if inline && total > c.app.maxInlineFileBytes() {
 		for _, h := range []string{"Accept-Ranges", "ETag", "Last-Modified", "Content-Type", "Content-Range"} {
 			c.ex.Header.Del(h)

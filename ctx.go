@@ -3,6 +3,7 @@ package gwist
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,9 @@ type Ctx struct {
 	written   int64      // body bytes written so far (BytesWritten)
 	handled   error      // the error the error handler last answered
 	values    []ctxValue // Set and Get
+
+	tlsState *tls.ConnectionState // TLS's copy, made on its first call
+	tlsRead  bool
 }
 
 func (c *Ctx) reset(a *App, ex *engine.Exchange) {
@@ -54,6 +58,7 @@ func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 	c.w = nil
 	c.written = 0
 	c.handled = nil
+	c.tlsState, c.tlsRead = nil, false
 	if len(c.values) > 0 {
 		clear(c.values)
 		c.values = c.values[:0]
@@ -70,7 +75,7 @@ func (c *Ctx) finish() {
 		clear(c.ctxStops)
 		c.ctxStops = c.ctxStops[:0]
 	}
-	c.ctx, c.w, c.req = nil, nil, nil
+	c.ctx, c.w, c.req, c.tlsState = nil, nil, nil, nil
 	if len(c.values) > 0 {
 		clear(c.values) // let the values go now, not at the next request
 		c.values = c.values[:0]

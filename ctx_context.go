@@ -46,7 +46,7 @@ type requestContextKey struct{}
 // cancellation, plus the mark SetContext looks for.
 type requestContext Ctx
 
-func (r *requestContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (r *requestContext) Deadline() (time.Time, bool) { return r.ex.Context().Deadline() }
 func (r *requestContext) Done() <-chan struct{}       { return r.ex.Context().Done() }
 func (r *requestContext) Err() error                  { return r.ex.Context().Err() }
 
@@ -54,7 +54,7 @@ func (r *requestContext) Value(key any) any {
 	if _, ok := key.(requestContextKey); ok {
 		return (*Ctx)(r)
 	}
-	return nil
+	return r.ex.Context().Value(key) // under ServeHTTP, the http.Request's values
 }
 
 // ctxValue is one Set value.

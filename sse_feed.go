@@ -1,6 +1,7 @@
 package gwist
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/gwist/gwist/engine"
@@ -17,6 +18,10 @@ var (
 	// ErrCannotDetach: SSEFeed on a HEAD request, a response with a
 	// Content-Length, or a request pipelined in front of others.
 	ErrCannotDetach = engine.ErrDetach
+	// ErrFeedNeedsLoop: SSEFeed under App.ServeHTTP (httptest, a net/http
+	// server), where a response cannot outlive its handler. Ctx.SSE works
+	// there.
+	ErrFeedNeedsLoop = errors.New("gwist: SSEFeed needs gwist's own listener (under ServeHTTP a response ends with its handler); use Ctx.SSE")
 )
 
 // SSEFeed is a Server-Sent Events stream that outlives its handler and holds
@@ -40,9 +45,13 @@ type SSEFeed struct {
 // text/event-stream, Cache-Control no-cache, the head sent at once) that
 // stays open after the handler returns; see SSEFeed. It fails with
 // ErrInlineStreaming on an app running handlers on the event loop and with
-// ErrCannotDetach where the response cannot outlive its handler; the
-// response is then left as it was.
+// ErrCannotDetach where the response cannot outlive its handler, and with
+// ErrFeedNeedsLoop under App.ServeHTTP; the response is then left as it
+// was.
 func (c *Ctx) SSEFeed() (*SSEFeed, error) {
+	if c.ex.HasSink() {
+		return nil, ErrFeedNeedsLoop
+	}
 	every := c.app.sseHeartbeat()
 	var d *engine.Detached
 	err := c.startEventStream(func() error {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/tlsstate"
 )
 
 // Handler serves one request: it reads ex.Request and fills ex.Status,
@@ -42,10 +43,12 @@ type Exchange struct {
 
 	remote net.Addr
 	cancel cancelState
-	b      *batch    // the worker's batch; nil inline
-	st     *stream   // set once the response streams (stream.go)
-	in     *inbody   // set when the request body streams (inbody.go)
-	h2     *h2Stream // set when the request came on an HTTP/2 stream
+	b      *batch         // the worker's batch; nil inline
+	st     *stream        // set once the response streams (stream.go)
+	in     *inbody        // set when the request body streams (inbody.go)
+	h2     *h2Stream      // set when the request came on an HTTP/2 stream
+	tlsc   *tlsstate.Conn // the connection's TLS state; nil on plaintext (tlsinfo.go)
+	sink   *sinkState     // set for NewSinkExchange's exchanges (sink.go)
 	// refused: the status the engine refused the request with after its
 	// head (a body over the limit, bad body framing), and why.
 	refused    int
@@ -73,6 +76,9 @@ func putExchange(ex *Exchange) {
 		ex.Body = ex.Body[:0]
 	}
 	ex.remote = nil
+	if ex.tlsc != nil {
+		ex.tlsc = nil
+	}
 	ex.cancel.reset()
 	exchangePool.Put(ex)
 }
@@ -102,6 +108,9 @@ func (ex *Exchange) Write(p []byte) (int, error) {
 	if ex.st != nil {
 		return ex.st.write(p)
 	}
+	if ex.sink != nil {
+		return ex.sink.write(ex, p)
+	}
 	ex.Body = append(ex.Body, p...)
 	if ex.h2 != nil {
 		if ex.b != nil && (ex.h2.streaming || len(ex.Body) > ex.b.c.config().StreamThreshold) {
@@ -123,6 +132,9 @@ func (ex *Exchange) Write(p []byte) (int, error) {
 func (ex *Exchange) WriteString(s string) (int, error) {
 	if ex.st != nil {
 		return ex.st.write([]byte(s))
+	}
+	if ex.sink != nil {
+		return ex.sink.write(ex, []byte(s))
 	}
 	ex.Body = append(ex.Body, s...)
 	if ex.b != nil && len(ex.Body) > ex.b.c.config().StreamThreshold {
@@ -229,9 +241,17 @@ func (s *cancelState) cancel(err error) {
 // exchangeContext is an Exchange seen as a context.Context.
 type exchangeContext Exchange
 
-func (c *exchangeContext) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *exchangeContext) Deadline() (time.Time, bool) {
+	if c.sink != nil {
+		return c.sink.deadline()
+	}
+	return time.Time{}, false
+}
 
 func (c *exchangeContext) Done() <-chan struct{} {
+	if c.sink != nil {
+		return c.sink.ctx.Done()
+	}
 	s := &c.cancel
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -246,10 +266,18 @@ func (c *exchangeContext) Done() <-chan struct{} {
 }
 
 func (c *exchangeContext) Err() error {
+	if c.sink != nil {
+		return c.sink.ctx.Err()
+	}
 	s := &c.cancel
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
 }
 
-func (c *exchangeContext) Value(any) any { return nil }
+func (c *exchangeContext) Value(key any) any {
+	if c.sink != nil {
+		return c.sink.ctx.Value(key)
+	}
+	return nil
+}

@@ -88,6 +88,9 @@ func (d *h1Driver) serve() {
 		d.spoke = true
 		if d.cur == nil {
 			d.cur, d.curHead = getExchange(c.remote), false
+			if c.tls != nil {
+				d.cur.tlsc = c.tls // for Exchange.TLS; plaintext pays no store
+			}
 			if c.phase == phaseIdle || c.phase == phaseWaiting {
 				c.setPhase(phaseHead, cfg.HeaderReadTimeout)
 			}

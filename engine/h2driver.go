@@ -94,6 +94,9 @@ func (d *h2Driver) events() {
 func (d *h2Driver) onRequest(ev http2.Event) {
 	c := d.c
 	ex := getExchange(c.remote)
+	if c.tls != nil {
+		ex.tlsc = c.tls // for Exchange.TLS
+	}
 	ev.Request.FillHTTP1(&ex.Request)
 	s := &h2Stream{d: d, id: ev.Stream, ex: ex, room: make(chan struct{}, 1)}
 	ex.h2 = s

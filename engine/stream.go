@@ -61,7 +61,9 @@ type stream struct {
 
 // Streaming reports whether the response's head has been sent: Status,
 // Header and Body then no longer change what the client gets.
-func (ex *Exchange) Streaming() bool { return ex.st != nil || ex.h2 != nil && ex.h2.streaming }
+func (ex *Exchange) Streaming() bool {
+	return ex.st != nil || ex.h2 != nil && ex.h2.streaming || ex.sink != nil && ex.sink.started
+}
 
 // Flush sends the head, if not yet sent, and the body written so far,
 // without waiting for the client to read it (Write blocks once too much is
@@ -69,6 +71,9 @@ func (ex *Exchange) Streaming() bool { return ex.st != nil || ex.h2 != nil && ex
 // nothing.
 func (ex *Exchange) Flush() error {
 	if ex.b == nil {
+		if ex.sink != nil {
+			return ex.sink.flush(ex)
+		}
 		return ErrInlineStreaming
 	}
 	if s := ex.h2; s != nil {
@@ -97,6 +102,9 @@ func (ex *Exchange) Flush() error {
 func (ex *Exchange) AbortStream() {
 	if ex.st != nil {
 		ex.st.broken = true
+	}
+	if ex.sink != nil && ex.sink.started {
+		ex.sink.aborted = true
 	}
 }
 

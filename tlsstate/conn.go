@@ -549,3 +549,18 @@ func (c *Conn) failLocked(reason Reason, err error) {
 	c.err = &Error{Reason: reason, Err: err}
 	c.stopLocked(errAborted)
 }
+
+// ConnectionState returns crypto/tls's state of the established
+// connection; ok is false before the handshake is done and after Release.
+// Unlike the other methods it may run on any goroutine (a handler's): the
+// handshake is over, so the tls.Conn's handshake mutex is free, and the
+// fields it reads do not change afterwards (a server never renegotiates).
+func (c *Conn) ConnectionState() (cs tls.ConnectionState, ok bool) {
+	c.mu.Lock()
+	tc, done := c.tc, c.phase == phDone
+	c.mu.Unlock()
+	if !done || tc == nil {
+		return tls.ConnectionState{}, false
+	}
+	return tc.ConnectionState(), true
+}

@@ -33,6 +33,10 @@
 //	POST /upload     reads the body as a stream as it arrives (no size limit,
 //	                 never held in memory) and answers
 //	                 {"bytes":N,"sha256":"<hex>"}
+//	GET  /debug/pprof/   net/http/pprof through gwist.WrapHandler: the index,
+//	                 /debug/pprof/heap, goroutine, allocs, ..., cmdline,
+//	                 symbol, profile?seconds=N and trace?seconds=N (these
+//	                 two answer 501 with -inline)
 //
 // /events and /download need the worker pool: with -inline they answer 501.
 // /upload runs on the worker pool even with -inline.
@@ -86,6 +90,7 @@ func main() {
 		gwist.WithMaxConns(*maxConns), gwist.WithHTTP2(*http2))
 	routes(app)
 	static(app, *staticDir)
+	debugRoutes(app, *inline)
 	if *withMiddleware {
 		useMiddleware(app, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	}

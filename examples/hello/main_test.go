@@ -18,9 +18,17 @@ import (
 
 func startHello(t *testing.T, opts ...gwist.Option) string {
 	t.Helper()
+	return startHelloWith(t, false, opts...)
+}
+
+// startHelloWith starts the example's routes; inline must say whether
+// opts include WithInline(true), as main's -inline flag does.
+func startHelloWith(t *testing.T, inline bool, opts ...gwist.Option) string {
+	t.Helper()
 	app := gwist.New(opts...)
 	routes(app)
 	static(app, "")
+	debugRoutes(app, inline)
 	addr, err := app.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +81,8 @@ func TestDownload(t *testing.T) {
 
 // Inline, the streaming routes say they need the worker pool.
 func TestStreamingRoutesInline(t *testing.T) {
-	base := startHello(t, gwist.WithInline(true))
-	for _, path := range []string{"/events", "/download?bytes=5"} {
+	base := startHelloWith(t, true, gwist.WithInline(true))
+	for _, path := range []string{"/events", "/download?bytes=5", "/debug/pprof/profile?seconds=1", "/debug/pprof/trace?seconds=1"} {
 		if resp, body := fetch(t, base+path); resp.StatusCode != 501 {
 			t.Fatalf("%s: %d %q", path, resp.StatusCode, body)
 		}
