@@ -312,3 +312,18 @@ func TestHTTP2SSEFeed(t *testing.T) {
 		})
 	}
 }
+
+// c.TLS() on an HTTP/2 stream reports the connection's state (ALPN h2).
+func TestHTTP2CtxTLS(t *testing.T) {
+	app := h2App()
+	app.GET("/alpn", func(c *gwist.Ctx) error {
+		st := c.TLS()
+		if st == nil {
+			return c.String(200, "no TLS state")
+		}
+		return c.String(200, st.NegotiatedProtocol)
+	})
+	if resp, body := get(t, h2TLSClient(t), "https://"+startTLS(t, app, serverTLSConfig(t))+"/alpn"); resp.ProtoMajor != 2 || body != "h2" {
+		t.Fatalf("%s %q", resp.Proto, body)
+	}
+}
