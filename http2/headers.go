@@ -86,7 +86,7 @@ func (c *Conn) onField(f hpack.HeaderField) {
 			return
 		}
 	case "content-length":
-		n, ok := parseContentLength(f.Value)
+		n, ok := http1.ParseContentLength(f.Value)
 		if !ok || (hb.clSeen && n != hb.req.ContentLength) {
 			hb.invalid = true
 			return
@@ -208,17 +208,3 @@ func validFieldValue(s string) bool {
 }
 
 func isWS(b byte) bool { return b == ' ' || b == '\t' }
-
-func parseContentLength(s string) (int64, bool) {
-	if s == "" || len(s) > 18 {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(s[i]-'0')
-	}
-	return n, true
-}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/gwist/gwist/http1"
 )
 
 // MaxRanges is the most ranges one Range header may ask for; beyond it
@@ -125,17 +127,6 @@ func ParseRange(s string, size int64) ([]Range, error) {
 	return ranges, nil
 }
 
-// parseDigits parses a non-empty run of ASCII digits that fits an int64.
-func parseDigits(s string) (int64, bool) {
-	if s == "" || len(s) > 18 {
-		return 0, false
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(s[i]-'0')
-	}
-	return n, true
-}
+// parseDigits parses a non-empty run of ASCII digits that fits an int64:
+// the grammar of a Content-Length.
+var parseDigits = http1.ParseContentLength
