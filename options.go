@@ -177,7 +177,8 @@ func WithMaxParkedHandshakes(n int) Option {
 
 // WithHTTP2 turns HTTP/2 on (off by default while it matures): h2 through
 // ALPN on TLS listeners (offered first when your NextProtos is empty, kept
-// when you list it), and h2c by prior knowledge on plaintext listeners (a
-// connection that opens with the HTTP/2 client preface). Handlers do not
+// when you list it), and h2c on plaintext listeners: by prior knowledge (a
+// connection that opens with the HTTP/2 client preface) and by
+// `Upgrade: h2c` on a request without a body. Handlers do not
 // change: Ctx.Protocol says which one a request came on.
 func WithHTTP2(on bool) Option { return func(c *config) { c.engine.HTTP2 = on } }

@@ -121,6 +121,11 @@ func (d *h1Driver) serve() {
 			if !ex.Request.KeepAlive || c.srv.draining.Load() {
 				c.stopReading = true
 			}
+			if cfg.HTTP2 && c.tls == nil && !c.stopReading && d.head == nil && d.building == nil {
+				if settings, ok := wantsH2c(&ex.Request); ok && d.upgradeH2c(ex, settings) {
+					return // the connection speaks HTTP/2 now (h2upgrade.go)
+				}
+			}
 			d.dispatch(ex)
 		}
 	}

@@ -1,0 +1,64 @@
+//go:build unix
+
+package engine
+
+import (
+	"strings"
+
+	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/http2"
+)
+
+// h2c by `Upgrade: h2c` (RFC 7540 section 3.2): an HTTP/1.1 request without
+// a body that asks for it, on a plaintext connection with nothing else in
+// flight, is answered "101 Switching Protocols"; the connection then speaks
+// HTTP/2 and the request is answered on stream 1. A request that asks for
+// it with a body, or with a bad HTTP2-Settings, is served in HTTP/1.1 (the
+// server may ignore an upgrade).
+
+// wantsH2c reports whether req asks to upgrade to h2c, and its settings.
+func wantsH2c(req *http1.Request) (settings string, ok bool) {
+	if req.ProtoMinor != 1 || req.ContentLength > 0 || req.Chunked {
+		return "", false
+	}
+	if !hasToken(req.Header("Upgrade"), "h2c") || !hasToken(req.Header("Connection"), "upgrade") ||
+		!hasToken(req.Header("Connection"), "http2-settings") {
+		return "", false
+	}
+	settings = req.Header("HTTP2-Settings")
+	return settings, settings != ""
+}
+
+// hasToken reports whether the comma-separated list v holds token
+// (case-insensitively).
+func hasToken(v, token string) bool {
+	for v != "" {
+		var t string
+		t, v, _ = strings.Cut(v, ",")
+		if strings.EqualFold(strings.TrimSpace(t), token) {
+			return true
+		}
+	}
+	return false
+}
+
+// upgradeH2c switches c to HTTP/2 for ex, which asked for it, and reports
+// whether it did. Loop only, with nothing of the connection in flight.
+func (d *h1Driver) upgradeH2c(ex *Exchange, settings string) bool {
+	c := d.c
+	h2 := newH2Driver(c)
+	if err := h2.h2.Upgrade(settings); err != nil {
+		return false
+	}
+	c.out = append(c.out, http2.UpgradeResponse...)
+	d.releaseParser()
+	c.proto = h2
+	c.srv.h2conns.Add(1)
+	ex.Request.ProtoMajor, ex.Request.ProtoMinor = 2, 0
+	s := &h2Stream{d: h2, id: 1, ex: ex, room: make(chan struct{}, 1)}
+	ex.h2 = s
+	h2.streams[1] = s
+	h2.dispatch(s)
+	h2.serve() // the client preface and what follows, if already here
+	return true
+}

@@ -1,0 +1,43 @@
+package gwist_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// curl --http2 on a plaintext URL asks for `Upgrade: h2c`: with HTTP/2 on,
+// it gets 101 and its request is answered over HTTP/2 on stream 1, and a
+// second request (curl --http2-prior-knowledge) uses HTTP/2 from the start;
+// with HTTP/2 off the upgrade is ignored and HTTP/1.1 answers.
+func TestH2cUpgradeCurl(t *testing.T) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl not installed")
+	}
+	base := "http://" + startApp(t, h2App())
+	out, err := exec.Command(curl, "-sS", "-v", "--http2", base+"/").CombinedOutput()
+	if err != nil {
+		t.Fatalf("curl: %v\n%s", err, out)
+	}
+	s := string(out)
+	if !strings.Contains(s, "101 Switching Protocols") || !strings.Contains(s, "< HTTP/2 200") ||
+		!strings.HasSuffix(strings.TrimSpace(s), "hello HTTP/2.0") {
+		t.Fatalf("upgrade:\n%s", s)
+	}
+	out, err = exec.Command(curl, "-sS", "-i", "--http2-prior-knowledge", base+"/").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "HTTP/2 200") || !strings.Contains(string(out), "hello HTTP/2.0") {
+		t.Fatalf("prior knowledge: %v\n%s", err, out)
+	}
+	// A request with a body is not upgraded: HTTP/1.1 answers it.
+	out, err = exec.Command(curl, "-sS", "-i", "--http2", "--data-binary", "abc", base+"/sum").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "HTTP/1.1 200") || !strings.Contains(string(out), "3 ") {
+		t.Fatalf("POST with --http2: %v\n%s", err, out)
+	}
+
+	off := startApp(t, helloApp())
+	out, err = exec.Command(curl, "-sS", "-i", "--http2", "http://"+off+"/").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "HTTP/1.1 200") {
+		t.Fatalf("upgrade with HTTP/2 off: %v\n%s", err, out)
+	}
+}
