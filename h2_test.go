@@ -327,3 +327,51 @@ func TestHTTP2CtxTLS(t *testing.T) {
 		t.Fatalf("%s %q", resp.Proto, body)
 	}
 }
+
+// App.Stats counts HTTP/2 streams, resets both ways and GOAWAYs by reason.
+func TestHTTP2Stats(t *testing.T) {
+	app := h2App()
+	app.GET("/stream", func(c *gwist.Ctx) error {
+		for {
+			if _, err := c.Write(bytes.Repeat([]byte("s"), 8192)); err != nil {
+				return err
+			}
+			if err := c.Flush(); err != nil {
+				return err
+			}
+		}
+	})
+	addr, err := app.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + addr.String()
+	cl := h2cClient(t)
+	for range 3 {
+		get(t, cl, base+"/")
+	}
+	resp, err := cl.Get(base + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadFull(resp.Body, make([]byte, 64<<10))
+	resp.Body.Close() // RST_STREAM from the client
+	// A broken client: the preface, then a SETTINGS frame of 5 bytes.
+	r := dialRaw(t, addr.String())
+	r.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + "\x00\x00\x05\x04\x00\x00\x00\x00\x00" + "12345")
+	io.Copy(io.Discard, r.br) // the server's SETTINGS, then GOAWAY and the close
+	r.c.Close()
+	waitFor(t, 5*time.Second, "the counters", func() bool {
+		st := app.Stats().HTTP2
+		return st.StreamsOpened >= 4 && st.ResetByPeer >= 1 && st.GoAwaySent["FRAME_SIZE_ERROR"] == 1
+	})
+	waitFor(t, 5*time.Second, "HTTP2Conns back to the Go client's 1", func() bool { return app.Stats().HTTP2Conns == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := app.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := app.Stats().HTTP2; st.GoAwaySent["NO_ERROR"] != 1 {
+		t.Fatalf("after Shutdown: %+v", st)
+	}
+}

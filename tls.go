@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/engine"
+	"github.com/gwist/gwist/http2"
 	"github.com/gwist/gwist/tlsstate"
 )
 
@@ -172,8 +173,11 @@ type Stats struct {
 	Handlers, Streams int
 	// Feeds is the number of SSEFeed streams open (no goroutine each).
 	Feeds int64
-	// HTTP2Conns is the number of open connections speaking HTTP/2.
+	// HTTP2Conns is the number of open connections speaking HTTP/2, and
+	// HTTP2 counts their streams opened, reset by the client and by the
+	// server, and the GOAWAYs sent by reason.
 	HTTP2Conns int64
+	HTTP2      http2.Stats
 	// Backpressure sums what the read pause and the write timeout did:
 	// the most unparsed input a paused connection held (PeakInbound, the
 	// largest over the listeners), reads gnet let in while reading was
@@ -200,6 +204,7 @@ func (a *App) Stats() Stats {
 	workers := a.workers
 	a.mu.Unlock()
 	var st Stats
+	st.HTTP2.GoAwaySent = map[string]uint64{}
 	st.ClientGoneErrors = a.goneErrs.count.Load()
 	st.TLS = tlsstate.Stats{Failed: map[string]uint64{}, ConnErrors: map[string]uint64{},
 		ByVersion: map[string]uint64{}, ByALPN: map[string]uint64{}}
@@ -212,6 +217,7 @@ func (a *App) Stats() Stats {
 		st.Conns += s.ActiveConns()
 		st.Feeds += s.DetachedResponses()
 		st.HTTP2Conns += s.HTTP2Conns()
+		st.HTTP2.Add(s.HTTP2Stats())
 		st.RefusedConns += s.RefusedConns()
 		st.AcceptErrors += s.AcceptErrors()
 		addPipeStats(&st.Backpressure, s.PipeStats())

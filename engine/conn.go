@@ -283,7 +283,24 @@ func (c *conn) onTimer(now int64) {
 			return
 		}
 		c.closeNow()
+	case phaseIdle:
+		c.closeIdle()
 	default:
 		c.closeNow()
 	}
+}
+
+// closeIdle closes a connection the server no longer wants while it is
+// idle (its idle timeout, a drain), after the protocol's goodbye, if it has
+// one (HTTP/2's GOAWAY).
+func (c *conn) closeIdle() {
+	if c.closed {
+		return
+	}
+	c.proto.goAway()
+	if len(c.out) > 0 {
+		c.writeWire(c.out)
+		c.out = c.out[:0]
+	}
+	c.closeNow()
 }

@@ -34,7 +34,7 @@ func (c *conn) closeIfIdleForDrain(now int64) {
 	if now-c.drainIdleSince < int64(drainIdleGrace) || socketHasInput(c.fd) {
 		return
 	}
-	c.closeNow()
+	c.closeIdle()
 }
 
 // socketHasInput reports whether fd has bytes to read (or a pending error or

@@ -51,6 +51,9 @@ type protocol interface {
 	// conn.out) and reports true, or reports false when the connection
 	// must close at once.
 	readTimeout() bool
+	// goAway runs before the server closes an idle connection (idle
+	// timeout, drain): a protocol with a goodbye leaves it in conn.out.
+	goAway()
 	// close runs from OnClose: cancel the exchanges in flight (their
 	// contexts end, their writes fail) and free what the loop owns.
 	close()

@@ -354,6 +354,9 @@ func (d *h1Driver) writable() {
 	}
 }
 
+// goAway: HTTP/1 has no goodbye for an idle connection; it is closed.
+func (d *h1Driver) goAway() {}
+
 // tick runs at every sweep: a detached response's keep-alive write.
 func (d *h1Driver) tick(now int64) {
 	if d.detached != nil {

@@ -29,7 +29,9 @@ type h2Driver struct {
 // newH2Driver starts HTTP/2 on c. Loop only.
 func newH2Driver(c *conn) *h2Driver {
 	d := &h2Driver{c: c, streams: make(map[uint32]*h2Stream)}
-	d.h2 = http2.NewConn(c.config().H2, time.Now())
+	cfg := c.config().H2
+	cfg.Counters = &c.srv.h2counters
+	d.h2 = http2.NewConn(cfg, time.Now())
 	return d
 }
 
@@ -225,6 +227,16 @@ func (d *h2Driver) tick(now int64) {
 		if s.det != nil && s.finished {
 			s.detachedTick(now)
 		}
+	}
+	d.output()
+}
+
+// goAway sends GOAWAY (NO_ERROR) before the server closes the idle
+// connection, so the client knows no stream was lost.
+func (d *h2Driver) goAway() {
+	if !d.draining {
+		d.draining = true
+		d.h2.Shutdown()
 	}
 	d.output()
 }

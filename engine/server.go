@@ -16,6 +16,7 @@ import (
 	"github.com/panjf2000/gnet/v2"
 
 	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/http2"
 	"github.com/gwist/gwist/tlsstate"
 )
 
@@ -48,6 +49,7 @@ type Server struct {
 	conns      atomic.Int64
 	detached   atomic.Int64 // detached responses open (detached.go)
 	h2conns    atomic.Int64 // connections speaking HTTP/2 (h2driver.go)
+	h2counters http2.Counters
 	stats      struct{ acceptErrors, refused atomic.Uint64 }
 	pipe       pipeStats // read pause and write timeout (pipestats.go)
 	stopTick   chan struct{}
@@ -141,6 +143,9 @@ func (s *Server) ActiveConns() int64 { return s.conns.Load() }
 
 // HTTP2Conns is the number of open connections speaking HTTP/2.
 func (s *Server) HTTP2Conns() int64 { return s.h2conns.Load() }
+
+// HTTP2Stats counts this server's HTTP/2 streams, resets and GOAWAYs.
+func (s *Server) HTTP2Stats() http2.Stats { return s.h2counters.Snapshot() }
 
 // DetachedResponses is the number of detached responses open (see
 // Exchange.Detach).

@@ -52,6 +52,9 @@ type Config struct {
 	// PrefaceTimeout is how long a new connection may take to send the
 	// client preface and its SETTINGS (Conn.PrefaceDeadline).
 	PrefaceTimeout time.Duration
+	// Counters, when set, count this connection's streams, resets and
+	// GOAWAYs; many connections may share them.
+	Counters *Counters
 }
 
 func (c *Config) setDefaults() {

@@ -280,6 +280,7 @@ func (c *Conn) fail(code ErrCode, reason string) {
 		w.WriteGoAway(c.maxClientID, code, nil)
 	})
 	c.goAwaySent = true
+	c.cfg.Counters.noteGoAway(code)
 }
 
 // Shutdown starts a graceful shutdown: GOAWAY (NO_ERROR) announces the
@@ -293,6 +294,7 @@ func (c *Conn) Shutdown() {
 	c.writeFrames(&c.ctl, func(w *xh2.Framer) {
 		w.WriteGoAway(c.maxClientID, ErrCodeNo, nil)
 	})
+	c.cfg.Counters.noteGoAway(ErrCodeNo)
 }
 
 // Finished reports that the connection has nothing more to do: write what

@@ -53,6 +53,7 @@ func (c *Conn) newStream(id uint32) *stream {
 	}
 	c.streams[id] = st
 	c.active++
+	c.cfg.Counters.noteOpened()
 	return st
 }
 

@@ -1,0 +1,85 @@
+package http2
+
+import (
+	"sync/atomic"
+
+	xh2 "golang.org/x/net/http2"
+)
+
+// Counters count what the connections that share them did; they may be
+// shared by many connections (Config.Counters) and read from any goroutine.
+// A nil *Counters counts nothing.
+type Counters struct {
+	streamsOpened, resetByPeer, resetBySelf atomic.Uint64
+	// goAway counts GOAWAY frames sent, by error code (codes past
+	// ErrCodeHTTP11Required are counted with it).
+	goAway [xh2.ErrCodeHTTP11Required + 1]atomic.Uint64
+}
+
+// Stats is a snapshot of Counters.
+type Stats struct {
+	// StreamsOpened counts the streams clients opened (requests).
+	StreamsOpened uint64
+	// ResetByPeer counts RST_STREAM frames received; ResetBySelf those
+	// sent (refused streams, stream errors, responses the server could not
+	// finish).
+	ResetByPeer, ResetBySelf uint64
+	// GoAwaySent counts GOAWAY frames sent, by error code name
+	// ("NO_ERROR" for graceful shutdowns, "PROTOCOL_ERROR",
+	// "ENHANCE_YOUR_CALM", ...).
+	GoAwaySent map[string]uint64
+}
+
+// Snapshot reads the counters.
+func (k *Counters) Snapshot() Stats {
+	s := Stats{GoAwaySent: map[string]uint64{}}
+	if k == nil {
+		return s
+	}
+	s.StreamsOpened = k.streamsOpened.Load()
+	s.ResetByPeer = k.resetByPeer.Load()
+	s.ResetBySelf = k.resetBySelf.Load()
+	for code := range k.goAway {
+		if n := k.goAway[code].Load(); n > 0 {
+			s.GoAwaySent[xh2.ErrCode(code).String()] = n
+		}
+	}
+	return s
+}
+
+// Add adds o into s.
+func (s *Stats) Add(o Stats) {
+	s.StreamsOpened += o.StreamsOpened
+	s.ResetByPeer += o.ResetByPeer
+	s.ResetBySelf += o.ResetBySelf
+	if s.GoAwaySent == nil {
+		s.GoAwaySent = map[string]uint64{}
+	}
+	for k, v := range o.GoAwaySent {
+		s.GoAwaySent[k] += v
+	}
+}
+
+func (k *Counters) noteOpened() {
+	if k != nil {
+		k.streamsOpened.Add(1)
+	}
+}
+
+func (k *Counters) noteResetByPeer() {
+	if k != nil {
+		k.resetByPeer.Add(1)
+	}
+}
+
+func (k *Counters) noteResetBySelf() {
+	if k != nil {
+		k.resetBySelf.Add(1)
+	}
+}
+
+func (k *Counters) noteGoAway(code ErrCode) {
+	if k != nil {
+		k.goAway[min(code, xh2.ErrCodeHTTP11Required)].Add(1)
+	}
+}
