@@ -7,6 +7,7 @@
 //
 //	idleconns -addr 127.0.0.1:8080 -n 10000
 //	idleconns -addr 127.0.0.1:8443 -n 5000 -tls
+//	idleconns -addr 127.0.0.1:8443 -n 5000 -tls -h2
 //	idleconns -addr 127.0.0.1:8080 -n 10000 -sse -path '/events?n=100000&ms=60000'
 package main
 
@@ -28,6 +29,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/net/http2"
+
 	"github.com/gwist/gwist/benchmarks/internal/parse"
 )
 
@@ -35,6 +38,7 @@ type config struct {
 	addr, path    string
 	n, parallel   int
 	useTLS, sse   bool
+	h2            bool
 	timeout, hold time.Duration
 }
 
@@ -45,6 +49,7 @@ func main() {
 	flag.IntVar(&c.parallel, "c", 32, "connections being opened at once")
 	flag.BoolVar(&c.useTLS, "tls", false, "use TLS (certificate not verified)")
 	flag.StringVar(&c.path, "path", "/", "request path")
+	flag.BoolVar(&c.h2, "h2", false, "speak HTTP/2: h2 through ALPN with -tls, h2c by prior knowledge without")
 	flag.BoolVar(&c.sse, "sse", false, "the path is a Server-Sent Events stream: read its head and first event, then hold it open")
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-connection setup timeout")
 	flag.DurationVar(&c.hold, "hold", 5*time.Minute, "longest time to hold the connections")
@@ -81,6 +86,9 @@ func open(ctx context.Context, c config) ([]net.Conn, parse.Idle) {
 	res := parse.Idle{Addr: c.addr, TLS: c.useTLS, Requested: c.n, Errors: map[string]int64{}}
 	req := []byte(fmt.Sprintf("GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: idleconns\r\n\r\n", c.path, c.addr))
 	cfg := &tls.Config{InsecureSkipVerify: true}
+	if c.h2 {
+		cfg.NextProtos = []string{"h2"}
+	}
 	var (
 		mu    sync.Mutex
 		conns = make([]net.Conn, 0, c.n)
@@ -121,7 +129,14 @@ func openOne(c config, cfg *tls.Config, req []byte) (net.Conn, string) {
 			raw.Close()
 			return nil, "handshake"
 		}
+		if c.h2 && tc.ConnectionState().NegotiatedProtocol != "h2" {
+			raw.Close()
+			return nil, "no-h2"
+		}
 		nc = tc
+	}
+	if c.h2 {
+		return openH2(c, raw, nc)
 	}
 	if _, err := nc.Write(req); err != nil {
 		nc.Close()
@@ -162,6 +177,35 @@ func holdStream(raw, nc net.Conn, resp *http.Response) (net.Conn, string) {
 		if line == "\n" {
 			break
 		}
+	}
+	_ = raw.SetDeadline(time.Time{})
+	return nc, ""
+}
+
+// openH2 does one HTTP/2 GET over nc (TLS with ALPN h2, or h2c by prior
+// knowledge) and returns the connection, open and idle.
+func openH2(c config, raw, nc net.Conn) (net.Conn, string) {
+	tr := &http2.Transport{AllowHTTP: true}
+	cc, err := tr.NewClientConn(nc)
+	if err != nil {
+		nc.Close()
+		return nil, "h2-setup"
+	}
+	scheme := "http"
+	if c.useTLS {
+		scheme = "https"
+	}
+	req, _ := http.NewRequest("GET", scheme+"://"+c.addr+c.path, nil)
+	resp, err := cc.RoundTrip(req)
+	if err != nil {
+		nc.Close()
+		return nil, "read"
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		nc.Close()
+		return nil, "response"
 	}
 	_ = raw.SetDeadline(time.Time{})
 	return nc, ""

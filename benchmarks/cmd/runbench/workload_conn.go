@@ -109,6 +109,27 @@ func idleWorkload(withTLS bool) workload {
 	return w
 }
 
+// idleH2Workload: server memory per idle HTTP/2 connection over TLS (ALPN
+// h2), to set beside idle-tls.
+func idleH2Workload() workload {
+	w := workload{name: "idle-h2", title: "Memory per idle HTTP/2 connection (TLS, ALPN h2)", helper: "idleconns",
+		primary: "bytes_per_conn", higher: false, tls: true, noCeiling: "plaintext only",
+		metrics: []metric{{"bytes_per_conn", "bytes/conn", 0}, {"open", "conns open", 0},
+			{"rss_before_mib", "RSS before MiB", 1}, {"rss_after_mib", "RSS after MiB", 1}},
+		note: "(VmRSS after − VmRSS before) / connections open. Each connection negotiates h2, does one GET / with Go's HTTP/2 client connection and stays open. A 200-connection warm-up runs first. Servers that do not negotiate h2 are n/a. Compare with idle-tls (HTTP/1.1)."}
+	w.commands = func(o options) []string {
+		return []string{shellJoin("idleconns", idleArgs(tlsPH, o.idleTLS, true, "5m", "-h2"))}
+	}
+	w.run = func(e *env, s *server) outcome {
+		o := measureIdle(e, s, s.def.tlsAddr(), e.o.idleTLS, true, "-h2")
+		if o.err != nil && strings.Contains(o.err.Error(), "no-h2") {
+			return outcome{na: "no h2 through ALPN"}
+		}
+		return o
+	}
+	return w
+}
+
 // idleSSEWorkload: server memory per idle Server-Sent Events listener.
 func idleSSEWorkload() workload {
 	w := workload{name: "idle-sse", title: "Memory per idle Server-Sent Events listener", helper: "idleconns",

@@ -104,6 +104,7 @@ func allWorkloads() []workload {
 		h2Workload(false),
 		idleWorkload(false),
 		idleWorkload(true),
+		idleH2Workload(),
 		idleSSEWorkload(),
 		cpuWorkload(),
 		silentWorkload(),
