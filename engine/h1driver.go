@@ -84,8 +84,12 @@ func (d *h1Driver) serve() {
 				c.proto.serve()
 				return
 			}
+			if !d.firstLineIsHTTP1(buf) {
+				return // closed: neither protocol (h2upgrade.go)
+			}
+		} else {
+			d.spoke = true
 		}
-		d.spoke = true
 		if d.cur == nil {
 			d.cur, d.curHead = getExchange(c.remote), false
 			if c.tls != nil {

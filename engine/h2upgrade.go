@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/gwist/gwist/http1"
@@ -62,3 +63,32 @@ func (d *h1Driver) upgradeH2c(ex *Exchange, settings string) bool {
 	h2.serve() // the client preface and what follows, if already here
 	return true
 }
+
+// firstLineIsHTTP1 looks at the first line of a plaintext connection that
+// may speak either protocol. A line that ends in an HTTP/1 version (the
+// parser judges the rest) makes the connection HTTP/1 for good. A complete
+// first line that does not is neither an HTTP/1 request nor the HTTP/2
+// preface: the connection is closed without an answer, as HTTP/2 requires
+// for a bad preface (RFC 9113 section 3.4) and as the TLS port does for
+// bytes that are not TLS. An incomplete line waits for more.
+func (d *h1Driver) firstLineIsHTTP1(buf []byte) bool {
+	i := bytes.IndexByte(buf, '\n')
+	if i < 0 {
+		return true // not yet decided; the parser's own limits apply meanwhile
+	}
+	line := bytes.TrimSuffix(buf[:i], []byte("\r"))
+	sp := bytes.LastIndexByte(line, ' ')
+	v := line[sp+1:]
+	if sp > 0 && len(v) == 8 && bytes.HasPrefix(v, []byte("HTTP/")) && isDigit(v[5]) && v[6] == '.' && isDigit(v[7]) {
+		d.spoke = true
+		return true
+	}
+	c := d.c
+	c.srv.logDebug("closing a plaintext connection that opened with neither an HTTP/1 request nor the HTTP/2 preface", c)
+	c.stopReading = true
+	c.discardInput()
+	c.closeNow()
+	return false
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
