@@ -86,6 +86,9 @@ func runBatch(b *batch) (unbound bool) {
 		// itself, and the loop frees the batch with the stream.
 		ex := b.exs[0]
 		s.serve(ex)
+		if ex.h2in != nil {
+			ex.h2in.finish(ex)
+		}
 		unbound = b.unbound
 		st.finishOnWorker(ex)
 		return unbound

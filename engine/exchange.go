@@ -47,6 +47,7 @@ type Exchange struct {
 	st     *stream        // set once the response streams (stream.go)
 	in     *inbody        // set when the request body streams (inbody.go)
 	h2     *h2Stream      // set when the request came on an HTTP/2 stream
+	h2in   *h2body        // set when that request's body streams (h2body.go)
 	tlsc   *tlsstate.Conn // the connection's TLS state; nil on plaintext (tlsinfo.go)
 	sink   *sinkState     // set for NewSinkExchange's exchanges (sink.go)
 	// refused: the status the engine refused the request with after its
@@ -68,7 +69,7 @@ func putExchange(ex *Exchange) {
 	ex.Status = 0
 	ex.Header.Reset()
 	ex.Trailer.Reset()
-	ex.b, ex.st, ex.in, ex.h2 = nil, nil, nil, nil
+	ex.b, ex.st, ex.in, ex.h2, ex.h2in = nil, nil, nil, nil, nil
 	ex.refused, ex.refusedErr = 0, nil
 	if cap(ex.Body) > 64<<10 {
 		ex.Body = nil // do not let one large response pin memory in the pool

@@ -75,7 +75,9 @@ func (d *h2Driver) events() {
 		case http2.EventData:
 			d.onData(ev)
 		case http2.EventTrailers:
-			if s := d.streams[ev.Stream]; s != nil && !s.dispatched {
+			if s := d.streams[ev.Stream]; s != nil && s.body != nil {
+				s.body.end(ev.Trailers)
+			} else if s != nil && !s.dispatched {
 				s.ex.Request.Trailers = ev.Trailers
 				d.dispatch(s)
 			}
@@ -104,17 +106,34 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 	ex.h2 = s
 	d.streams[s.id] = s
 	c.setPhase(phaseWaiting, 0)
-	if max := c.config().Limits.MaxBodyBytes; max > 0 && ex.Request.ContentLength > max ||
-		max <= 0 && ex.Request.ContentLength > http1.DefaultMaxBodyBytes {
+	cfg := c.config()
+	limit := cfg.Limits.MaxBodyBytes
+	if limit <= 0 {
+		limit = http1.DefaultMaxBodyBytes
+	}
+	if !ev.EndStream && cfg.StreamBody != nil {
+		if max, ok := cfg.StreamBody(&ex.Request); ok {
+			limit = max // the route streams its body (h2body.go)
+			if max <= 0 || ex.Request.ContentLength <= max {
+				s.body = &h2body{s: s, max: max, notify: make(chan struct{}, 1)}
+				ex.h2in = s.body
+			}
+		}
+	}
+	if limit > 0 && ex.Request.ContentLength > limit {
 		ex.refused = 413
 	}
-	if ev.EndStream || ex.refused != 0 {
+	if ev.EndStream || ex.refused != 0 || s.body != nil {
 		d.dispatch(s)
 	}
 }
 
 func (d *h2Driver) onData(ev http2.Event) {
 	s := d.streams[ev.Stream]
+	if s != nil && s.body != nil {
+		s.body.feed(ev.Data, ev.EndStream) // credited as the handler reads
+		return
+	}
 	d.h2.Consumed(ev.Stream, len(ev.Data)) // taken (or dropped) at once
 	if s == nil || s.dispatched {
 		return
@@ -148,7 +167,7 @@ func (d *h2Driver) dispatch(s *h2Stream) {
 	if ex.refused != 0 {
 		ex.refusedErr = errH2BodyTooLarge
 	}
-	if c.config().Inline {
+	if c.config().Inline && s.body == nil { // a streamed body needs a worker
 		c.srv.serve(ex)
 		s.handlerDone(ex)
 		s.collect()
@@ -254,6 +273,9 @@ func (d *h2Driver) readTimeout() bool { return false }
 func (d *h2Driver) close() {
 	for _, s := range d.streams {
 		s.gone = true
+		if s.body != nil {
+			s.body.fail(ErrBodyAborted, 0)
+		}
 		s.ex.cancel.cancel(context.Canceled)
 		s.fail(ErrClientGone)
 		if !s.onWorker() {

@@ -27,6 +27,8 @@ type h2Stream struct {
 
 	// streaming: the handler flushed (handler side only).
 	streaming bool
+	// body: the request body streams to the handler (h2body.go).
+	body *h2body
 	// det: the response was detached (h2detached.go); set under mu by the
 	// handler, read by the loop.
 	det *Detached
@@ -254,6 +256,9 @@ func (s *h2Stream) pump() {
 // reset: the peer reset the stream. Loop only.
 func (s *h2Stream) reset() {
 	s.gone = true
+	if s.body != nil {
+		s.body.fail(ErrBodyAborted, 0)
+	}
 	s.ex.cancel.cancel(context.Canceled)
 	s.fail(ErrClientGone)
 	if !s.dispatched || s.finished {

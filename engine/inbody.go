@@ -109,7 +109,7 @@ type inbody struct {
 
 // StreamedBody reports whether the request's body streams: the handler
 // reads it with ReadBody, and Request.Body stays nil.
-func (ex *Exchange) StreamedBody() bool { return ex.in != nil }
+func (ex *Exchange) StreamedBody() bool { return ex.in != nil || ex.h2in != nil }
 
 // ReadBody reads the next bytes of a streamed body as they arrive (see
 // StreamedBody), blocking until some are there. It returns io.EOF after the
@@ -120,6 +120,9 @@ func (ex *Exchange) StreamedBody() bool { return ex.in != nil }
 // returns io.EOF. One goroutine at a time, and only until the handler
 // returns.
 func (ex *Exchange) ReadBody(p []byte) (int, error) {
+	if ex.h2in != nil {
+		return ex.h2in.read(ex, p)
+	}
 	if ex.in == nil {
 		return 0, io.EOF
 	}
