@@ -3,10 +3,12 @@
 //
 //	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N]
 //	    [-tls-addr 127.0.0.1:8443 [-cert cert.pem -key key.pem]] [-quickack=false]
-//	    [-max-conns N] [-static-dir DIR] [-middleware]
+//	    [-max-conns N] [-static-dir DIR] [-middleware] [-http2=false]
 //
 // With -tls-addr it also serves the same routes over HTTPS; without -cert
-// and -key it makes an in-memory self-signed ECDSA P-256 certificate.
+// and -key it makes an in-memory self-signed ECDSA P-256 certificate. Both
+// listeners speak HTTP/2 too (h2 through ALPN, h2c by prior knowledge or
+// Upgrade) unless -http2=false.
 //
 // Routes:
 //
@@ -83,7 +85,7 @@ func main() {
 	staticDir := flag.String("static-dir", "", "directory served at /static/ (default: the embedded examples/hello/public)")
 	withMiddleware := flag.Bool("middleware", false,
 		"wrap every route in request-ID, access-log, recover, gzip and CORS (origin "+corsOrigin+") middleware")
-	http2 := flag.Bool("http2", false, "serve HTTP/2 too: h2 through ALPN on -tls-addr, h2c by prior knowledge on -addr")
+	http2 := flag.Bool("http2", true, "serve HTTP/2 too: h2 through ALPN on -tls-addr, h2c (prior knowledge or Upgrade) on -addr")
 	flag.Parse()
 
 	app := gwist.New(gwist.WithInline(*inline), gwist.WithWorkers(*workers), gwist.WithQuickAck(*quickAck),
