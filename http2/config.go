@@ -14,6 +14,7 @@ const (
 	DefaultMaxConnQueued        = 256 << 10 // response DATA queued per connection
 	DefaultMaxControlQueued     = 10000
 	DefaultMaxResetScore        = 200
+	DefaultMaxIdleFrames        = 10000
 	DefaultPrefaceTimeout       = 10 * time.Second
 )
 
@@ -49,6 +50,13 @@ type Config struct {
 	// before their response ended, or refused or reset by the server after
 	// the client's error) over streams completed normally.
 	MaxResetScore int
+	// MaxIdleFrames bounds the frames in a row that do nothing for the
+	// application: empty DATA that does not end a stream, PRIORITY,
+	// WINDOW_UPDATE, PING, SETTINGS, RST_STREAM of closed streams, unknown
+	// types. A request, request body bytes, or response DATA sent resets
+	// the count. Past it: GOAWAY ENHANCE_YOUR_CALM (empty-frame,
+	// WINDOW_UPDATE and PRIORITY floods cost CPU for nothing).
+	MaxIdleFrames int
 	// PrefaceTimeout is how long a new connection may take to send the
 	// client preface and its SETTINGS (Conn.PrefaceDeadline).
 	PrefaceTimeout time.Duration
@@ -93,6 +101,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxResetScore <= 0 {
 		c.MaxResetScore = DefaultMaxResetScore
+	}
+	if c.MaxIdleFrames == 0 {
+		c.MaxIdleFrames = DefaultMaxIdleFrames
 	}
 	if c.PrefaceTimeout <= 0 {
 		c.PrefaceTimeout = DefaultPrefaceTimeout

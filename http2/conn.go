@@ -86,6 +86,7 @@ type Conn struct {
 	blocked       []*stream
 	maxBlockBytes int // cap on an encoded header block (CONTINUATION flood)
 	resetScore    int
+	idleFrames    int // frames in a row that did nothing (Config.MaxIdleFrames)
 
 	// Shutdown.
 	goAwaySent bool

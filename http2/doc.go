@@ -99,6 +99,11 @@
 //   - MaxControlQueued (10,000): answers to the peer (SETTINGS and PING
 //     ACKs, RST_STREAM) and other frames queued but not taken by Output;
 //     one more is a flood: GOAWAY ENHANCE_YOUR_CALM.
+//   - MaxIdleFrames (10,000): frames in a row that do nothing for the
+//     application (empty DATA not ending a stream, WINDOW_UPDATE,
+//     PRIORITY, PING, SETTINGS, unknown types; a request, request body
+//     bytes or response DATA sent reset the count): GOAWAY
+//     ENHANCE_YOUR_CALM (empty-frame, WINDOW_UPDATE and PRIORITY floods).
 //   - SETTINGS with more than 100 entries: GOAWAY PROTOCOL_ERROR. Repeated
 //     entries are applied in order, as RFC 9113 section 6.5.3 requires.
 //   - PrefaceTimeout (10 s): PrefaceDeadline; past it, Tick fails the

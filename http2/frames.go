@@ -8,6 +8,21 @@ import (
 // handleFrame applies one frame read by the Framer.
 func (c *Conn) handleFrame(f xh2.Frame) {
 	switch f := f.(type) {
+	case *xh2.HeadersFrame, *xh2.ContinuationFrame:
+		c.idleFrames = 0
+	case *xh2.DataFrame:
+		if len(f.Data()) > 0 || f.StreamEnded() {
+			c.idleFrames = 0
+		} else {
+			c.noteIdleFrame()
+		}
+	default:
+		c.noteIdleFrame()
+	}
+	if c.fatal {
+		return
+	}
+	switch f := f.(type) {
 	case *xh2.DataFrame:
 		c.onData(f)
 	case *xh2.HeadersFrame:
@@ -251,4 +266,13 @@ func (c *Conn) onWindowUpdate(f *xh2.WindowUpdateFrame) {
 	}
 	st.sendWindow += inc
 	c.schedule(st)
+}
+
+// noteIdleFrame counts a frame that did nothing for the application; past
+// Config.MaxIdleFrames in a row the connection is a flood.
+func (c *Conn) noteIdleFrame() {
+	c.idleFrames++
+	if c.idleFrames > c.cfg.MaxIdleFrames {
+		c.fail(ErrCodeEnhanceYourCalm, "too many frames that do nothing")
+	}
 }

@@ -116,6 +116,7 @@ func (c *Conn) emit(dst []byte, st *stream) (out []byte, sent, again bool) {
 		}
 		end := n == p && st.endQueued && !st.hasTrailer
 		w.WriteData(st.id, end, st.pend[st.pendOff:st.pendOff+n])
+		c.idleFrames = 0 // the peer's WINDOW_UPDATEs answer this
 		if n > maxDataFrame/4 {
 			c.wfrBig = true
 		}
