@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -116,8 +117,8 @@ func TestHTTP2GoClient(t *testing.T) {
 					t.Fatalf("ticks at %v, trailer %v", at, resp.Trailer)
 				}
 				var wg sync.WaitGroup
-				errs := make(chan error, 50)
-				for range 50 {
+				errs := make(chan error, 100)
+				for range 100 {
 					wg.Go(func() {
 						resp, err := tc.c.Get(tc.base + "/")
 						if err != nil {
@@ -158,8 +159,8 @@ func TestHTTP2Off(t *testing.T) {
 }
 
 // A client that cancels an HTTP/2 request mid-stream (RST_STREAM): the
-// handler's Write fails and its context is done; the connection goes on
-// serving other streams.
+// handler's Write fails and its context is done; a download on the same
+// connection goes on, and the connection serves new streams.
 func TestHTTP2ClientResetCancels(t *testing.T) {
 	ended := make(chan error, 1)
 	app := h2App()
@@ -185,6 +186,18 @@ func TestHTTP2ClientResetCancels(t *testing.T) {
 	if _, err := io.ReadFull(resp.Body, make([]byte, 256<<10)); err != nil {
 		t.Fatal(err)
 	}
+	// Another download on the same connection goes on through the reset.
+	other := make(chan string, 1)
+	go func() {
+		r, err := cl.Get(base + "/big")
+		if err != nil {
+			other <- err.Error()
+			return
+		}
+		b, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		other <- fmt.Sprintf("%d bytes, %v", len(b), err)
+	}()
 	resp.Body.Close() // resets the stream
 	select {
 	case err := <-ended:
@@ -196,6 +209,12 @@ func TestHTTP2ClientResetCancels(t *testing.T) {
 	}
 	if resp, body := get(t, cl, base+"/"); resp.ProtoMajor != 2 || body != "hello HTTP/2.0" {
 		t.Fatalf("after the reset: %s %q", resp.Proto, body)
+	}
+	if got := <-other; got != fmt.Sprintf("%d bytes, <nil>", 10<<20) {
+		t.Fatalf("the other download: %s", got)
+	}
+	if st := app.Stats(); st.HTTP2.ResetByPeer < 1 {
+		t.Fatalf("reset not counted: %+v", st.HTTP2)
 	}
 }
 
@@ -453,5 +472,30 @@ func TestHTTP2StreamedBody(t *testing.T) {
 		if peak := app.Stats().Backpressure.PeakBodyBuffered; peak == 0 || peak > 1<<20 {
 			t.Fatalf("peak body bytes buffered %d, want (0, 1 MiB]", peak)
 		}
+	}
+}
+
+// nghttp2's h2load against the App, over TLS and h2c: every request of
+// 4 connections × 25 concurrent streams succeeds. Skipped without h2load
+// (Debian's nghttp2-client; .ci/run installs it).
+func TestH2load(t *testing.T) {
+	h2load, err := exec.LookPath("h2load")
+	if err != nil {
+		t.Skip("h2load not installed (apt-get install nghttp2-client)")
+	}
+	for name, url := range map[string]string{
+		"h2c": "http://" + startApp(t, h2App()) + "/",
+		"TLS": "https://" + startTLS(t, h2App(), serverTLSConfig(t)) + "/",
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, err := exec.Command(h2load, "-n", "5000", "-c", "4", "-m", "25", url).CombinedOutput()
+			if err != nil {
+				t.Fatalf("h2load: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "5000 succeeded, 0 failed, 0 errored") ||
+				!strings.Contains(string(out), "Application protocol: h2") && !strings.Contains(string(out), "Application protocol: h2c") {
+				t.Fatalf("h2load:\n%s", out)
+			}
+		})
 	}
 }
