@@ -243,6 +243,9 @@ func (d *h2Driver) tick(now int64) {
 	}
 	d.h2.Tick(time.Now())
 	for _, s := range d.streams {
+		if s.writeTimedOut(now) {
+			continue
+		}
 		if s.det != nil && s.finished {
 			s.detachedTick(now)
 		}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/http2"
 )
 
 // errH2BodyTooLarge is the refusal of an HTTP/2 request whose body is over
@@ -45,6 +46,9 @@ type h2Stream struct {
 	finished    bool // the handler returned
 	freed       bool
 	lastWrite   int64 // server clock when body bytes were last taken
+	// stalledSince: when the connection last refused the stream's bytes
+	// (the peer's window is shut); 0 while they move.
+	stalledSince int64
 
 	mu        sync.Mutex
 	out       h2Out
@@ -230,6 +234,12 @@ func (s *h2Stream) pump() {
 			return
 		}
 		s.pend = s.pend[n:]
+		switch {
+		case n > 0:
+			s.stalledSince = 0
+		case len(s.pend) > 0 && s.stalledSince == 0:
+			s.stalledSince = s.d.c.srv.now()
+		}
 		if len(s.pend) == 0 {
 			s.pend = nil
 			if s.ended && s.trailers == nil {
@@ -306,4 +316,29 @@ func (s *h2Stream) free() {
 		putExchange(s.ex)
 	}
 	s.ex = nil
+}
+
+// writeTimedOut resets a stream whose peer has taken none of its response
+// for Config.WriteTimeout (a zero window held open): its handler's next
+// write fails with ErrStreamWriteTimeout and what it queued is dropped.
+// Loop only, from the sweep.
+func (s *h2Stream) writeTimedOut(now int64) bool {
+	c := s.d.c
+	if s.gone || s.stalledSince == 0 || now-s.stalledSince < int64(c.config().WriteTimeout) {
+		return false
+	}
+	c.srv.pipe.writeTimeouts.Add(1)
+	c.srv.logDebug("HTTP/2 write timeout: the client's window stayed shut", c)
+	s.gone = true
+	s.pend = nil
+	s.d.h2.ResetStream(s.id, http2.ErrCodeCancel)
+	s.ex.cancel.cancel(context.Canceled)
+	s.fail(ErrStreamWriteTimeout)
+	if s.body != nil {
+		s.body.fail(ErrBodyAborted, 0)
+	}
+	if s.finished {
+		s.free()
+	}
+	return true
 }
