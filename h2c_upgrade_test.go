@@ -42,19 +42,21 @@ func TestH2cUpgradeCurl(t *testing.T) {
 	}
 }
 
-// With HTTP/2 on, a plaintext connection whose first line is neither an
-// HTTP/1 request line nor the HTTP/2 preface is closed without an answer
-// (HTTP/2 requires it for a bad preface); a malformed HTTP/1 request still
-// gets its 400, and with HTTP/2 off nothing changes.
+// With HTTP/2 on, a plaintext connection whose first line names no HTTP
+// version and is not the HTTP/2 preface is closed without an answer (HTTP/2
+// requires it for a bad preface); a malformed HTTP/1 request still gets its
+// 400, and with HTTP/2 off nothing changes.
 func TestFirstLineNeitherProtocol(t *testing.T) {
 	on := startApp(t, h2App())
 	r := dialRaw(t, on)
 	r.send("INVALID CONNECTION PREFACE\r\n\r\n")
 	r.expectClosed()
-	r = dialRaw(t, on)
-	r.send("GET / HTTP/1.1\r\nBad Header\r\n\r\n")
-	if resp, _ := r.readResponse("GET"); resp.StatusCode != 400 {
-		t.Fatalf("malformed HTTP/1 request: %d", resp.StatusCode)
+	for _, bad := range []string{"GET / HTTP/1.1\r\nBad Header\r\n\r\n", "GET / http/1.1\r\n\r\n", "G@T / HTTP/1.1\r\n\r\n"} {
+		r = dialRaw(t, on)
+		r.send(bad)
+		if resp, _ := r.readResponse("GET"); resp.StatusCode != 400 {
+			t.Fatalf("malformed HTTP/1 request %q: %d", bad, resp.StatusCode)
+		}
 	}
 	off := startApp(t, helloApp())
 	r = dialRaw(t, off)

@@ -65,21 +65,20 @@ func (d *h1Driver) upgradeH2c(ex *Exchange, settings string) bool {
 }
 
 // firstLineIsHTTP1 looks at the first line of a plaintext connection that
-// may speak either protocol. A line that ends in an HTTP/1 version (the
-// parser judges the rest) makes the connection HTTP/1 for good. A complete
-// first line that does not is neither an HTTP/1 request nor the HTTP/2
-// preface: the connection is closed without an answer, as HTTP/2 requires
-// for a bad preface (RFC 9113 section 3.4) and as the TLS port does for
-// bytes that are not TLS. An incomplete line waits for more.
+// may speak either protocol. A line that names an HTTP version anywhere
+// ("HTTP/", in any case) is left to the HTTP/1 parser, which answers what
+// is wrong with it (400, 505, ...), and the connection is HTTP/1 for good.
+// A complete first line with no HTTP version at all is neither an HTTP/1
+// request nor the HTTP/2 preface: the connection is closed without an
+// answer, as HTTP/2 requires for a bad preface (RFC 9113 section 3.4) and
+// as the TLS port does for bytes that are not TLS. An incomplete line
+// waits for more.
 func (d *h1Driver) firstLineIsHTTP1(buf []byte) bool {
 	i := bytes.IndexByte(buf, '\n')
 	if i < 0 {
 		return true // not yet decided; the parser's own limits apply meanwhile
 	}
-	line := bytes.TrimSuffix(buf[:i], []byte("\r"))
-	sp := bytes.LastIndexByte(line, ' ')
-	v := line[sp+1:]
-	if sp > 0 && len(v) == 8 && bytes.HasPrefix(v, []byte("HTTP/")) && isDigit(v[5]) && v[6] == '.' && isDigit(v[7]) {
+	if namesHTTPVersion(buf[:i]) {
 		d.spoke = true
 		return true
 	}
@@ -91,4 +90,12 @@ func (d *h1Driver) firstLineIsHTTP1(buf []byte) bool {
 	return false
 }
 
-func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+// namesHTTPVersion reports whether line holds "HTTP/" in any case.
+func namesHTTPVersion(line []byte) bool {
+	for i := 0; i+5 <= len(line); i++ {
+		if bytes.EqualFold(line[i:i+5], []byte("HTTP/")) {
+			return true
+		}
+	}
+	return false
+}
