@@ -1,7 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,4 +46,44 @@ func TestH2specHello(t *testing.T) {
 	t.Run("h2c", func(t *testing.T) {
 		h2spectest.Run(t, plain.String())
 	})
+}
+
+// Every streaming route of the example over h2c (prior knowledge): /events,
+// /download and a 10 MiB /upload whose body streams.
+func TestStreamingRoutesOverHTTP2(t *testing.T) {
+	base := startHello(t, gwist.WithHTTP2(true))
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: p}
+	defer tr.CloseIdleConnections()
+	cl := &http.Client{Transport: tr, Timeout: 20 * time.Second}
+	get := func(path string) (*http.Response, []byte) {
+		resp, err := cl.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, b
+	}
+	if resp, b := get("/events?n=3&ms=10"); resp.ProtoMajor != 2 || string(b) != "id: 1\ndata: 1\n\nid: 2\ndata: 2\n\nid: 3\ndata: 3\n\n" {
+		t.Fatalf("/events: %s %q", resp.Proto, b)
+	}
+	if resp, b := get("/download?bytes=5242883"); resp.ProtoMajor != 2 || len(b) != 5242883 {
+		t.Fatalf("/download: %s %d bytes", resp.Proto, len(b))
+	}
+	payload := bytes.Repeat([]byte("upload over h2 "), 700000) // ~10 MiB
+	resp, err := cl.Post(base+"/upload", "application/octet-stream", bytes.NewReader(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	sum := sha256.Sum256(payload)
+	if want := fmt.Sprintf(`{"bytes":%d,"sha256":"%s"}`, len(payload), hex.EncodeToString(sum[:])); resp.ProtoMajor != 2 || strings.TrimSpace(string(b)) != want {
+		t.Fatalf("/upload: %s %d %q", resp.Proto, resp.StatusCode, b)
+	}
 }
