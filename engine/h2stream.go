@@ -332,8 +332,8 @@ func (s *h2Stream) writeTimedOut(now int64) bool {
 	s.gone = true
 	s.pend = nil
 	s.d.h2.ResetStream(s.id, http2.ErrCodeCancel)
+	s.fail(ErrStreamWriteTimeout) // before the cancel, which a waiting flush also sees
 	s.ex.cancel.cancel(context.Canceled)
-	s.fail(ErrStreamWriteTimeout)
 	if s.body != nil {
 		s.body.fail(ErrBodyAborted, 0)
 	}
