@@ -499,3 +499,50 @@ func TestH2load(t *testing.T) {
 		})
 	}
 }
+
+// With every worker busy, a new HTTP/2 stream gets 503 with Retry-After
+// while the connection and the busy stream go on.
+func TestHTTP2WorkersFull(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	app := h2App(gwist.WithWorkers(1))
+	app.GET("/block", func(c *gwist.Ctx) error {
+		close(started)
+		<-release
+		return c.String(200, "done")
+	})
+	base := "http://" + startApp(t, app)
+	cl := h2cClient(t)
+	blocked := make(chan string, 1)
+	go func() {
+		resp, err := cl.Get(base + "/block")
+		if err != nil {
+			blocked <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		blocked <- string(b)
+	}()
+	<-started
+	resp, err := cl.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || resp.ProtoMajor != 2 {
+		t.Fatalf("with the pool full: %s %d %v", resp.Proto, resp.StatusCode, resp.Header)
+	}
+	close(release)
+	if got := <-blocked; got != "done" {
+		t.Fatalf("the busy stream: %q", got)
+	}
+	waitFor(t, 5*time.Second, "the pool to take work again", func() bool {
+		resp, err := cl.Get(base + "/")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	})
+}

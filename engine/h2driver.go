@@ -179,7 +179,12 @@ func (d *h2Driver) dispatch(s *h2Stream) {
 	b.h2 = s
 	ex.b = b
 	if err := c.config().Workers.submit(b); err != nil {
+		b.exs = b.exs[:0] // the exchange stays the stream's
+		ex.b = nil
 		b.release()
+		if ex.h2in != nil {
+			ex.h2in.finish(ex) // nobody will read the body
+		}
 		c.srv.logDebug("worker pool full; answered 503 on an HTTP/2 stream", c)
 		ex.Status = 503
 		ex.Header.Reset()
