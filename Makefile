@@ -38,14 +38,24 @@ gobench:
 
 # A short run of every fuzz target, FUZZTIME each. The targets are found in
 # the test files that `go list` selects for this platform, so a new Fuzz
-# function is run without editing this target.
+# function is run without editing this target. Go 1.26's fuzz coordinator
+# can fail a run with a bare "context deadline exceeded" as -fuzztime
+# expires (golang/go#75804, fixed in Go 1.27): such a run, with no failing
+# input written, is reported and tolerated; any other failure fails.
 fuzz:
-	@set -e; $(GO) list -f '{{$$d := .Dir}}{{.ImportPath}}{{range .TestGoFiles}} {{$$d}}/{{.}}{{end}}{{range .XTestGoFiles}} {{$$d}}/{{.}}{{end}}' $(PKGS) | \
+	@set -e; log=$$(mktemp); trap 'rm -f $$log' EXIT; \
+	$(GO) list -f '{{$$d := .Dir}}{{.ImportPath}}{{range .TestGoFiles}} {{$$d}}/{{.}}{{end}}{{range .XTestGoFiles}} {{$$d}}/{{.}}{{end}}' $(PKGS) | \
 	while read -r pkg files; do \
 		[ -n "$$files" ] || continue; \
 		for f in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$files); do \
 			echo "== $$pkg $$f ($(FUZZTIME))"; \
-			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg </dev/null; \
+			if $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg </dev/null >$$log 2>&1; then \
+				tail -n 3 $$log; \
+			elif grep -q 'context deadline exceeded' $$log && ! grep -qE 'Failing input written|panic:|_test\.go:[0-9]+:' $$log; then \
+				tail -n 4 $$log; echo "== $$f: deadline flake of Go's fuzz coordinator (golang/go#75804), no failing input: tolerated"; \
+			else \
+				cat $$log; exit 1; \
+			fi; \
 		done; \
 	done
 
