@@ -76,10 +76,7 @@ func putExchange(ex *Exchange) {
 	} else {
 		ex.Body = ex.Body[:0]
 	}
-	ex.remote = nil
-	if ex.tlsc != nil {
-		ex.tlsc = nil
-	}
+	ex.remote, ex.tlsc = nil, nil
 	ex.cancel.reset()
 	exchangePool.Put(ex)
 }
@@ -113,18 +110,8 @@ func (ex *Exchange) Write(p []byte) (int, error) {
 		return ex.sink.write(ex, p)
 	}
 	ex.Body = append(ex.Body, p...)
-	if ex.h2 != nil {
-		if ex.b != nil && (ex.h2.streaming || len(ex.Body) > ex.b.c.config().StreamThreshold) {
-			if err := ex.Flush(); err != nil {
-				return 0, err
-			}
-		}
-		return len(p), nil
-	}
-	if ex.b != nil && len(ex.Body) > ex.b.c.config().StreamThreshold {
-		if err := ex.startStream(); err != nil {
-			return 0, err
-		}
+	if err := ex.bodyGrew(); err != nil {
+		return 0, err
 	}
 	return len(p), nil
 }
@@ -138,12 +125,29 @@ func (ex *Exchange) WriteString(s string) (int, error) {
 		return ex.sink.write(ex, []byte(s))
 	}
 	ex.Body = append(ex.Body, s...)
-	if ex.b != nil && len(ex.Body) > ex.b.c.config().StreamThreshold {
-		if err := ex.startStream(); err != nil {
-			return 0, err
-		}
+	if err := ex.bodyGrew(); err != nil {
+		return 0, err
 	}
 	return len(s), nil
+}
+
+// bodyGrew starts streaming once a worker's buffered body passes
+// Config.StreamThreshold (on HTTP/2, and once its stream has flushed, every
+// write goes out through the stream).
+func (ex *Exchange) bodyGrew() error {
+	if ex.b == nil {
+		return nil
+	}
+	if ex.h2 != nil {
+		if ex.h2.streaming || len(ex.Body) > ex.b.c.config().StreamThreshold {
+			return ex.Flush()
+		}
+		return nil
+	}
+	if len(ex.Body) > ex.b.c.config().StreamThreshold {
+		return ex.startStream()
+	}
+	return nil
 }
 
 // appendResponse serializes the response; keepAlive is the engine's decision.
