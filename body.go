@@ -94,12 +94,7 @@ func bodyHTTPError(err error) error {
 }
 
 // maxBodyBytes is the buffered body limit (WithMaxBodyBytes).
-func (a *App) maxBodyBytes() int64 {
-	if n := a.cfg.engine.Limits.MaxBodyBytes; n > 0 {
-		return n
-	}
-	return http1.DefaultMaxBodyBytes
-}
+func (a *App) maxBodyBytes() int64 { return a.cfg.engine.Limits.MaxBody() }
 
 // readLimited reads r whole, up to limit bytes (a 413 *HTTPError beyond),
 // for helpers that need a streamed body in memory (BindJSON, Form).

@@ -107,10 +107,7 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 	d.streams[s.id] = s
 	c.setPhase(phaseWaiting, 0)
 	cfg := c.config()
-	limit := cfg.Limits.MaxBodyBytes
-	if limit <= 0 {
-		limit = http1.DefaultMaxBodyBytes
-	}
+	limit := cfg.Limits.MaxBody()
 	if !ev.EndStream && cfg.StreamBody != nil {
 		if max, ok := cfg.StreamBody(&ex.Request); ok {
 			limit = max // the route streams its body (h2body.go)
@@ -139,10 +136,7 @@ func (d *h2Driver) onData(ev http2.Event) {
 		return
 	}
 	ex := &s.ex.Request
-	max := d.c.config().Limits.MaxBodyBytes
-	if max <= 0 {
-		max = http1.DefaultMaxBodyBytes
-	}
+	max := d.c.config().Limits.MaxBody()
 	if int64(len(ex.Body)+len(ev.Data)) > max || d.buffered+int64(len(ev.Data)) > 2*max {
 		s.ex.refused = 413
 		d.dispatch(s)

@@ -57,7 +57,7 @@ func (p *Parser) readChunked(r *Request, buf []byte) (int, Event, *Error) {
 				}
 				return i, BodyData, nil
 			}
-			r.body = append(growBytes(r.body, take, int(p.Limits.maxBody())), buf[i:i+take]...)
+			r.body = append(growBytes(r.body, take, int(p.Limits.MaxBody())), buf[i:i+take]...)
 			r.Body = r.body
 			i += take
 			p.csize -= uint64(take)

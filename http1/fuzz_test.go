@@ -49,7 +49,7 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		for _, r := range whole.Reqs {
-			if int64(len(r.Body)) > lim.maxBody() || len(r.Target) > lim.maxTarget() {
+			if int64(len(r.Body)) > lim.MaxBody() || len(r.Target) > lim.maxTarget() {
 				t.Fatalf("limit exceeded: body %d target %d", len(r.Body), len(r.Target))
 			}
 		}
@@ -68,7 +68,7 @@ func checkStreamed(t *testing.T, lim Limits, in []byte, cut int, whole outcome) 
 	if len(in) > 0 {
 		k = cut % (len(in) + 1)
 	}
-	m := bodyMode{stream: true, max: lim.maxBody()}
+	m := bodyMode{stream: true, max: lim.MaxBody()}
 	for _, got := range []outcome{driveMode(t, lim, m, in), driveMode(t, lim, m, in[:k], in[k:])} {
 		if !same(got, whole) {
 			t.Fatalf("streamed, split at %d:\n got %v\nwant %v", k, got, whole)

@@ -19,12 +19,12 @@ func (p *Parser) completeHead(r *Request, h []byte) (Event, *Error) {
 	case r.Chunked:
 		p.state = stChunked
 		p.cs = csSize
-		p.bodyMax = p.Limits.maxBody()
+		p.bodyMax = p.Limits.MaxBody()
 		return HeadComplete, nil
 	case r.ContentLength > 0:
 		p.state = stFixed
 		p.remaining = r.ContentLength
-		p.bodyMax = p.Limits.maxBody()
+		p.bodyMax = p.Limits.MaxBody()
 		p.lenOver = r.ContentLength > p.bodyMax // only with DeferBodyLimit
 		return HeadComplete, nil
 	}
@@ -103,7 +103,7 @@ func (p *Parser) parseHead(r *Request, h []byte) *Error {
 			return &errTEEmpty
 		}
 	}
-	if hi.cl > p.Limits.maxBody() && !p.DeferBodyLimit {
+	if hi.cl > p.Limits.MaxBody() && !p.DeferBodyLimit {
 		return &errBodyTooLarge
 	}
 	if hi.expectOther {

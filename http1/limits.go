@@ -48,7 +48,8 @@ func (l *Limits) maxCount() int {
 	return l.MaxHeaderCount
 }
 
-func (l *Limits) maxBody() int64 {
+// MaxBody is MaxBodyBytes, or DefaultMaxBodyBytes when it is not set.
+func (l *Limits) MaxBody() int64 {
 	if l.MaxBodyBytes <= 0 {
 		return DefaultMaxBodyBytes
 	}

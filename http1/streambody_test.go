@@ -39,13 +39,13 @@ func TestStreamMatchesBuffered(t *testing.T) {
 	for _, tc := range badCases {
 		tc := tc
 		want := drive(t, tc.lim, []byte(tc.in))
-		checkStreamSplits(t, tc.lim, bodyMode{stream: true, max: tc.lim.maxBody()}, []byte(tc.in), want)
+		checkStreamSplits(t, tc.lim, bodyMode{stream: true, max: tc.lim.MaxBody()}, []byte(tc.in), want)
 		// DeferBodyLimit: buffered with BufferBody and streamed agree too.
 		wantDef := driveMode(t, tc.lim, bodyMode{deferLimit: true}, []byte(tc.in))
 		if (wantDef.Err == nil) != (want.Err == nil) || wantDef.Err != nil && *wantDef.Err != *want.Err {
 			t.Fatalf("%s: deferred limit changed the outcome: %v, want %v", tc.name, wantDef, want)
 		}
-		checkStreamSplits(t, tc.lim, bodyMode{stream: true, max: tc.lim.maxBody(), deferLimit: true}, []byte(tc.in), wantDef)
+		checkStreamSplits(t, tc.lim, bodyMode{stream: true, max: tc.lim.MaxBody(), deferLimit: true}, []byte(tc.in), wantDef)
 	}
 }
 
