@@ -3,7 +3,6 @@
 package engine
 
 import (
-	"context"
 	"strconv"
 	"time"
 
@@ -274,15 +273,7 @@ func (d *h2Driver) readTimeout() bool { return false }
 // close cancels every stream in flight and frees what the loop owns.
 func (d *h2Driver) close() {
 	for _, s := range d.streams {
-		s.gone = true
-		if s.body != nil {
-			s.body.fail(ErrBodyAborted, 0)
-		}
-		s.ex.cancel.cancel(context.Canceled)
-		s.fail(ErrClientGone)
-		if !s.onWorker() {
-			s.free()
-		}
+		s.reset() // as if the client had reset every stream
 	}
 	d.c.srv.h2conns.Add(-1)
 }

@@ -263,7 +263,9 @@ func (s *h2Stream) pump() {
 	}
 }
 
-// reset: the peer reset the stream. Loop only.
+// reset: the peer reset the stream (or the connection closed): the
+// handler's context ends and its writes fail; the stream is freed now
+// unless its handler still runs (then when it returns). Loop only.
 func (s *h2Stream) reset() {
 	s.gone = true
 	if s.body != nil {
@@ -271,7 +273,7 @@ func (s *h2Stream) reset() {
 	}
 	s.ex.cancel.cancel(context.Canceled)
 	s.fail(ErrClientGone)
-	if !s.dispatched || s.finished {
+	if !s.onWorker() {
 		s.free()
 	}
 }
