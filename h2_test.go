@@ -63,20 +63,28 @@ func h2cClient(t *testing.T) *http.Client {
 	return &http.Client{Transport: tr, Timeout: 20 * time.Second}
 }
 
+// h2Endpoint is an App served over HTTP/2 and a client for it.
+type h2Endpoint struct {
+	c    *http.Client
+	base string
+}
+
+// h2Endpoints serves an App from newApp over TLS (ALPN h2) and another
+// over h2c (prior knowledge), each with its client.
+func h2Endpoints(t *testing.T, newApp func() *gwist.App) map[string]h2Endpoint {
+	return map[string]h2Endpoint{
+		"TLS": {h2TLSClient(t), "https://" + startTLS(t, newApp(), serverTLSConfig(t))},
+		"h2c": {h2cClient(t), "http://" + startApp(t, newApp())},
+	}
+}
+
 // Go's HTTP/2 client over TLS (ALPN h2) and over h2c (prior knowledge):
 // the handler sees HTTP/2.0, bodies both ways are whole, streamed chunks
 // arrive as flushed with their trailer, and concurrent requests share one
 // connection.
 func TestHTTP2GoClient(t *testing.T) {
 	for _, inline := range []bool{false, true} {
-		tlsApp, plainApp := h2App(gwist.WithInline(inline)), h2App(gwist.WithInline(inline))
-		for name, tc := range map[string]struct {
-			c    *http.Client
-			base string
-		}{
-			"TLS": {h2TLSClient(t), "https://" + startTLS(t, tlsApp, serverTLSConfig(t))},
-			"h2c": {h2cClient(t), "http://" + startApp(t, plainApp)},
-		} {
+		for name, tc := range h2Endpoints(t, func() *gwist.App { return h2App(gwist.WithInline(inline)) }) {
 			t.Run(fmt.Sprintf("%s/inline=%v", name, inline), func(t *testing.T) {
 				resp, body := get(t, tc.c, tc.base+"/")
 				if resp.ProtoMajor != 2 || body != "hello HTTP/2.0" {
@@ -265,16 +273,9 @@ func TestHTTP2ShutdownFinishesStreams(t *testing.T) {
 func TestHTTP2SSEFeed(t *testing.T) {
 	hub := &feedHub{}
 	newApp := func() *gwist.App {
-		app := feedApp(hub, gwist.WithHTTP2(true), gwist.WithSSEHeartbeat(20*time.Millisecond))
-		return app
+		return feedApp(hub, gwist.WithHTTP2(true), gwist.WithSSEHeartbeat(20*time.Millisecond))
 	}
-	for name, tc := range map[string]struct {
-		c    *http.Client
-		base string
-	}{
-		"TLS": {h2TLSClient(t), "https://" + startTLS(t, newApp(), serverTLSConfig(t))},
-		"h2c": {h2cClient(t), "http://" + startApp(t, newApp())},
-	} {
+	for name, tc := range h2Endpoints(t, newApp) {
 		t.Run(name, func(t *testing.T) {
 			hub.mu.Lock()
 			hub.feeds = nil
@@ -429,13 +430,7 @@ func TestHTTP2StreamedBody(t *testing.T) {
 		apps = append(apps, app)
 		return app
 	}
-	for name, tc := range map[string]struct {
-		c    *http.Client
-		base string
-	}{
-		"TLS": {h2TLSClient(t), "https://" + startTLS(t, newApp(), serverTLSConfig(t))},
-		"h2c": {h2cClient(t), "http://" + startApp(t, newApp())},
-	} {
+	for name, tc := range h2Endpoints(t, newApp) {
 		t.Run(name, func(t *testing.T) {
 			payload := bytes.Repeat([]byte("0123456789abcdef"), 20<<16) // 20 MiB
 			resp, err := tc.c.Post(tc.base+"/upload", "application/octet-stream", bytes.NewReader(payload))
