@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gwist/gwist/engine"
@@ -37,6 +38,9 @@ type App struct {
 	appChain         HandlerFunc // app-level middleware around dispatch
 
 	goneErrs goneErrors // handler errors after the client left: see DefaultErrorHandler
+
+	readyChecks []readyCheck // AddReadinessCheck; fixed at Start
+	draining    atomic.Bool  // Shutdown began: Readyz answers 503
 
 	mu      sync.Mutex
 	frozen  bool
@@ -252,11 +256,25 @@ func (a *App) Addrs() []net.Addr {
 	return out
 }
 
-// Shutdown stops accepting connections, closes idle ones, waits for
-// in-flight requests to finish and their responses to be written, and stops
-// every listener. If ctx ends first the remaining connections are closed,
-// their requests' contexts are cancelled, and ctx's error is returned.
+// Shutdown drains the App and stops it. At once Readyz starts answering 503
+// (a balancer polling it stops sending new work); after the WithDrainDelay
+// delay (none by default) every listener closes, so the kernel refuses new
+// connections; idle keep-alive connections are closed, HTTP/1.1 responses
+// in flight carry Connection: close, HTTP/2 connections get a GOAWAY,
+// SSE feeds end, and requests in flight (streams included) run to their
+// end and their responses are written. Shutdown returns nil when all of it
+// is done. If ctx ends first, the connections still open are closed, their
+// requests' contexts cancelled, and Shutdown returns a *ShutdownError that
+// says how many were cut and wraps ctx's error.
 func (a *App) Shutdown(ctx context.Context) error {
+	if d := a.cfg.drainDelay; !a.draining.Swap(true) && d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
 	a.mu.Lock()
 	servers := append([]*engine.Server(nil), a.servers...)
 	workers := a.workers
@@ -278,5 +296,13 @@ func (a *App) Shutdown(ctx context.Context) error {
 		}
 		_ = workers.Release(wait)
 	}
-	return errors.Join(errs...)
+	cut := 0
+	for _, s := range servers {
+		cut += s.CutConns()
+	}
+	err := errors.Join(errs...)
+	if err != nil && ctx.Err() != nil {
+		return &ShutdownError{Cut: cut, Err: err}
+	}
+	return err
 }

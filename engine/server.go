@@ -45,6 +45,7 @@ type Server struct {
 	acceptLog  rateLog
 	runDone    chan struct{}
 	draining   atomic.Bool
+	cut        atomic.Int64 // connections Shutdown closed when its context ended
 	stopped    atomic.Bool
 	conns      atomic.Int64
 	detached   atomic.Int64 // detached responses open (detached.go)
@@ -160,6 +161,10 @@ func (s *Server) AcceptErrors() uint64 { return s.stats.acceptErrors.Load() }
 // descriptors ran out.
 func (s *Server) RefusedConns() uint64 { return s.stats.refused.Load() }
 
+// CutConns is the number of connections Shutdown closed unfinished because
+// its context ended first (0 until then).
+func (s *Server) CutConns() int { return int(s.cut.Load()) }
+
 // Shutdown closes the listener first (from then on the kernel refuses new
 // connections), closes idle connections, lets in-flight requests finish and
 // their responses flush (each with Connection: close), then stops the loops.
@@ -187,6 +192,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		case <-wait.C:
 			s.sweepAll()
 		}
+	}
+	if err != nil {
+		s.cut.Store(s.conns.Load())
 	}
 	close(s.stopTick)
 	<-s.tickDone
