@@ -88,9 +88,10 @@ func main() {
 	http2 := flag.Bool("http2", true, "serve HTTP/2 too: h2 through ALPN on -tls-addr, h2c (prior knowledge or Upgrade) on -addr")
 	flag.Parse()
 
-	app := gwist.New(gwist.WithInline(*inline), gwist.WithWorkers(*workers), gwist.WithQuickAck(*quickAck),
-		gwist.WithMaxConns(*maxConns), gwist.WithHTTP2(*http2))
+	app := gwist.New(append(opsAppOptions(), gwist.WithInline(*inline), gwist.WithWorkers(*workers),
+		gwist.WithQuickAck(*quickAck), gwist.WithMaxConns(*maxConns), gwist.WithHTTP2(*http2))...)
 	routes(app)
+	healthRoutes(app)
 	static(app, *staticDir)
 	debugRoutes(app, *inline)
 	if *withMiddleware {
@@ -98,7 +99,7 @@ func main() {
 	}
 
 	if *addr != "" {
-		bound, err := app.Start(*addr)
+		bound, err := app.Start(*addr, listenOptions()...)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -109,17 +110,21 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		bound, err := app.StartTLS(*tlsAddr, cfg)
+		bound, err := app.StartTLS(*tlsAddr, cfg, listenOptions()...)
 		if err != nil {
 			log.Fatal(err)
 		}
 		fmt.Printf("listening on https://%s\n", bound)
 	}
 
+	if err := startHealthListener(app); err != nil {
+		log.Fatal(err)
+	}
+
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	<-stop
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout())
 	defer cancel()
 	if err := app.Shutdown(ctx); err != nil {
 		log.Printf("shutdown: %v", err)
