@@ -4,6 +4,7 @@
 //	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N]
 //	    [-tls-addr 127.0.0.1:8443 [-cert cert.pem -key key.pem]] [-quickack=false]
 //	    [-max-conns N] [-static-dir DIR] [-middleware] [-http2=false]
+//	    [-reuseport] [-drain-delay D] [-health-addr 127.0.0.1:9101]
 //
 // With -tls-addr it also serves the same routes over HTTPS; without -cert
 // and -key it makes an in-memory self-signed ECDSA P-256 certificate. Both
@@ -39,6 +40,8 @@
 //	                 /debug/pprof/heap, goroutine, allocs, ..., cmdline,
 //	                 symbol, profile?seconds=N and trace?seconds=N (these
 //	                 two answer 501 with -inline)
+//	GET  /livez      200 "ok" while the process serves (draining included)
+//	GET  /readyz     200 "ok"; 503 "draining" from the moment SIGTERM arrives
 //
 // /events and /download need the worker pool: with -inline they answer 501.
 // /upload runs on the worker pool even with -inline.
@@ -48,7 +51,11 @@
 // recover, gzip and CORS (allowing the origin http://localhost:3000)
 // middleware.
 //
-// It stops gracefully on SIGINT or SIGTERM.
+// It stops gracefully on SIGINT or SIGTERM: /readyz turns 503, and after
+// -drain-delay (default 0) the listeners close and the requests in flight
+// finish (10 s at most). With -reuseport a new release can bind the same
+// addresses while this one drains (examples/restart/restart.sh); -health-addr
+// is a listener of this process alone, to probe its /readyz.
 package main
 
 import (
