@@ -39,8 +39,10 @@ type App struct {
 
 	goneErrs goneErrors // handler errors after the client left: see DefaultErrorHandler
 
-	readyChecks []readyCheck // AddReadinessCheck; fixed at Start
-	draining    atomic.Bool  // Shutdown began: Readyz answers 503
+	readyChecks []readyCheck  // AddReadinessCheck; fixed at Start
+	draining    atomic.Bool   // Shutdown began: Readyz answers 503
+	drainOnce   sync.Once     // the drain delay, then closing drained
+	drained     chan struct{} // closed as the listeners close: see Draining
 
 	mu      sync.Mutex
 	frozen  bool
@@ -67,7 +69,7 @@ type route struct {
 
 // New returns an App configured by opts.
 func New(opts ...Option) *App {
-	a := &App{cfg: defaultConfig(), router: router.New[*route]()}
+	a := &App{cfg: defaultConfig(), router: router.New[*route](), drained: make(chan struct{})}
 	for _, o := range opts {
 		o(&a.cfg)
 	}
@@ -261,20 +263,25 @@ func (a *App) Addrs() []net.Addr {
 // delay (none by default) every listener closes, so the kernel refuses new
 // connections; idle keep-alive connections are closed, HTTP/1.1 responses
 // in flight carry Connection: close, HTTP/2 connections get a GOAWAY,
-// SSE feeds end, and requests in flight (streams included) run to their
-// end and their responses are written. Shutdown returns nil when all of it
+// SSE feeds and Ctx.SSE streams end (Draining's channel closes), and
+// requests in flight run to their end and their responses are written.
+// Shutdown returns nil when all of it
 // is done. If ctx ends first, the connections still open are closed, their
 // requests' contexts cancelled, and Shutdown returns a *ShutdownError that
 // says how many were cut and wraps ctx's error.
 func (a *App) Shutdown(ctx context.Context) error {
-	if d := a.cfg.drainDelay; !a.draining.Swap(true) && d > 0 {
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
+	a.draining.Store(true)
+	a.drainOnce.Do(func() {
+		if d := a.cfg.drainDelay; d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
 		}
-	}
+		close(a.drained)
+	})
 	a.mu.Lock()
 	servers := append([]*engine.Server(nil), a.servers...)
 	workers := a.workers

@@ -69,6 +69,14 @@ func (a *App) Ready() bool {
 	return started && !a.draining.Load()
 }
 
+// Draining returns a channel that is closed when Shutdown closes the
+// listeners (after the WithDrainDelay delay). A handler that would
+// otherwise run until its client leaves (a long poll, a stream of its own)
+// should select on it and end, so the drain can finish instead of being
+// cut at the Shutdown deadline; its client reconnects, to another instance
+// behind a balancer. Ctx.SSE streams and SSE feeds end by themselves.
+func (a *App) Draining() <-chan struct{} { return a.drained }
+
 // ShutdownError is what Shutdown returns when its context ended before
 // every connection had finished: Cut connections were closed with work in
 // flight (their requests' contexts cancelled) or before they could be
