@@ -160,31 +160,20 @@ func TestRestartUnderLoadLosesNothing(t *testing.T) {
 	old := startHelloProcess(t, "http://"+health1+"/readyz",
 		"-addr", addr, "-reuseport", "-health-addr", health1)
 
-	type restart struct {
-		newPID string
-		err    error
-		out    string
-	}
-	restarted := make(chan restart, 1)
+	restarted := make(chan error, 1)
+	var newPID int
 	go func() {
 		time.Sleep(time.Second) // wrk is at full speed
-		cmd := exec.Command("bash", "../restart/restart.sh", strconv.Itoa(old.cmd.Process.Pid), "http://"+health2+"/readyz",
-			buildHello(t), "-addr", addr, "-reuseport", "-health-addr", health2)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		restarted <- restart{strings.TrimSpace(string(out)), err, stderr.String()}
+		pid, err := runRestartScript(t, old, "http://"+health2+"/readyz",
+			"-addr", addr, "-reuseport", "-health-addr", health2)
+		newPID = pid
+		restarted <- err
 	}()
 	res := runWrk(t, wrk, "-t2", "-c32", "-d4s", "http://"+addr+"/")
-	r := <-restarted
-	if r.err != nil {
-		t.Fatalf("restart.sh: %v\n%s", r.err, r.out)
+	if err := <-restarted; err != nil {
+		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		if pid, _ := strconv.Atoi(r.newPID); pid > 0 {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	})
+	t.Cleanup(func() { _ = syscall.Kill(newPID, syscall.SIGKILL) })
 	t.Logf("wrk through the restart:\n%s", res.out)
 	if res.socketErrors != "" || res.non2xx != "" {
 		t.Fatalf("requests lost in the restart: %q %q", res.socketErrors, res.non2xx)
@@ -258,4 +247,19 @@ func TestSIGTERMUnderLoadFinishesInFlight(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runRestartScript restarts old with examples/restart/restart.sh: a new
+// examples/hello with args, ready when readyURL answers 200. It returns
+// the new process's PID.
+func runRestartScript(t *testing.T, old *helloProcess, readyURL string, args ...string) (int, error) {
+	cmd := exec.Command("bash", append([]string{"../restart/restart.sh", strconv.Itoa(old.cmd.Process.Pid), readyURL,
+		buildHello(t)}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, fmt.Errorf("restart.sh: %v\n%s", err, stderr.String())
+	}
+	return strconv.Atoi(strings.TrimSpace(string(out)))
 }

@@ -1,0 +1,104 @@
+//go:build linux
+
+package main
+
+import (
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The tests in this file put a real HAProxy (Debian package haproxy) in
+// front of the example, as in production: its health checks poll /readyz
+// (every 100 ms, one failure marks a server down) and it does not retry a
+// failed request on another server (retries 0), so any request the drain
+// or the restart loses reaches the load generator.
+
+const haproxyBackendTemplate = `
+backend be
+    option httpchk GET /readyz
+    http-check expect status 200
+    default-server inter 100ms fall 1 rise 1
+{{SERVERS}}
+`
+
+// HAProxy through a drain: SIGTERM to one of two servers (with
+// -drain-delay 1.5s) turns its /readyz 503, HAProxy marks it DOWN while its
+// listener is still open, and wrk through HAProxy sees no error and no
+// non-2xx response; the drained process exits 0.
+func TestHAProxyHealthCheckFollowsReadyzDuringDrain(t *testing.T) {
+	wrk := needTool(t, "wrk", "wrk")
+	a, b := freeAddr(t), freeAddr(t)
+	pa := startHelloProcess(t, "http://"+a+"/readyz", "-addr", a, "-drain-delay", "1500ms")
+	startHelloProcess(t, "http://"+b+"/readyz", "-addr", b)
+	hp := startTestHAProxy(t, strings.ReplaceAll(haproxyBackendTemplate, "{{SERVERS}}",
+		"    server s1 "+a+" check\n    server s2 "+b+" check\n"))
+	hp.waitState(t, "s1", "UP")
+	hp.waitState(t, "s2", "UP")
+
+	wrkDone := make(chan wrkResult, 1)
+	go func() { wrkDone <- runWrk(t, wrk, "-t2", "-c32", "-d3s", "http://"+hp.front+"/") }()
+	time.Sleep(time.Second)
+	if err := pa.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	begun := time.Now()
+	hp.waitState(t, "s1", "DOWN")
+	down := time.Since(begun)
+	if c, err := net.Dial("tcp", a); err != nil {
+		t.Fatalf("s1's listener closed (%v) before HAProxy marked it down (%v after SIGTERM)", err, down)
+	} else {
+		c.Close()
+	}
+	t.Logf("HAProxy marked the draining server DOWN %v after SIGTERM", down)
+	res := <-wrkDone
+	t.Logf("wrk through HAProxy:\n%s", res.out)
+	if res.socketErrors != "" || res.non2xx != "" {
+		t.Fatalf("requests failed during the drain: %q %q", res.socketErrors, res.non2xx)
+	}
+	if err := pa.exited(t, 15*time.Second); err != nil {
+		t.Fatalf("drained process: %v", err)
+	}
+}
+
+// A restart behind HAProxy under load (the recipe of
+// TestRestartUnderLoadLosesNothing, with HAProxy's pooled server-side
+// connections in between) loses no request.
+func TestHAProxyRestartUnderLoadLosesNothing(t *testing.T) {
+	wrk := needTool(t, "wrk", "wrk")
+	needTool(t, "curl", "curl")
+	addr, health1, health2 := freeAddr(t), freeAddr(t), freeAddr(t)
+	old := startHelloProcess(t, "http://"+health1+"/readyz",
+		"-addr", addr, "-reuseport", "-health-addr", health1)
+	hp := startTestHAProxy(t, strings.ReplaceAll(haproxyBackendTemplate, "{{SERVERS}}",
+		"    server s1 "+addr+" check\n"))
+	hp.waitState(t, "s1", "UP")
+
+	restarted := make(chan error, 1)
+	var newPID int
+	go func() {
+		time.Sleep(time.Second)
+		pid, err := runRestartScript(t, old, "http://"+health2+"/readyz",
+			"-addr", addr, "-reuseport", "-health-addr", health2)
+		newPID = pid
+		restarted <- err
+	}()
+	res := runWrk(t, wrk, "-t2", "-c32", "-d4s", "http://"+hp.front+"/")
+	if err := <-restarted; err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Kill(newPID, syscall.SIGKILL) })
+	t.Logf("wrk through HAProxy and the restart:\n%s", res.out)
+	if res.socketErrors != "" || res.non2xx != "" {
+		t.Fatalf("requests lost in the restart: %q %q", res.socketErrors, res.non2xx)
+	}
+	if err := old.exited(t, 15*time.Second); err != nil {
+		t.Fatalf("old process: %v", err)
+	}
+	if s := strconv.Itoa(newPID); s == "0" {
+		t.Fatal("no new process")
+	}
+}
