@@ -38,6 +38,7 @@ type App struct {
 	appChain         HandlerFunc // app-level middleware around dispatch
 
 	goneErrs goneErrors // handler errors after the client left: see DefaultErrorHandler
+	observer Observer   // SetObserver's; nil: requests are not observed
 
 	readyChecks []readyCheck  // AddReadinessCheck; fixed at Start
 	draining    atomic.Bool   // Shutdown began: Readyz answers 503
@@ -65,6 +66,7 @@ type route struct {
 	chain           HandlerFunc
 	stream          bool  // the body streams (Group.StreamBody)
 	streamMax       int64 // its limit; 0 for none
+	index           int   // its place in App.routes (Observation.Route)
 }
 
 // New returns an App configured by opts.
@@ -106,7 +108,8 @@ func (a *App) addRoute(g *Group, method, pattern string, h HandlerFunc, mw []Mid
 		panic("gwist: nil handler for " + method + " " + pattern)
 	}
 	a.mustNotBeFrozen()
-	r := &route{method: method, pattern: pattern, handler: h, mw: mw, group: g, stream: g.stream, streamMax: g.streamMax}
+	r := &route{method: method, pattern: pattern, handler: h, mw: mw, group: g, stream: g.stream, streamMax: g.streamMax,
+		index: len(a.routes)}
 	a.router.Handle(method, pattern, r)
 	a.routes = append(a.routes, r)
 }
@@ -133,6 +136,11 @@ func (a *App) freeze() {
 		r.chain = h
 	}
 	a.appChain = a.chain(a.dispatch, a.rootGroup.mw)
+	if a.observer != nil {
+		// Under the lock, so that no request (a concurrent ServeHTTP) is
+		// observed before the Observer knows the routes.
+		a.observer.Routes(a.routeInfos())
+	}
 }
 
 // chain wraps h so that mw[0] is outermost. Each middleware's next answers

@@ -69,6 +69,7 @@ type bodyStream Ctx
 
 func (s *bodyStream) Read(p []byte) (int, error) {
 	n, err := s.ex.ReadBody(p)
+	s.bodyRead += int64(n)
 	switch {
 	case err == io.EOF && s.req != nil:
 		// Request() copied the request before the trailers came; they are

@@ -22,14 +22,15 @@ import (
 // Request) are the handler's own and may be kept; the Unsafe accessors
 // (UnsafePath, UnsafeParam, ...) are the zero-copy exceptions.
 type Ctx struct {
-	app       *App
-	ex        *engine.Exchange
-	bodyBuf   bytes.Reader // BodyReader on a buffered body
-	params    router.Params
-	route     string
-	responded bool
-	headerErr error
-	form      *formState // parsed form (form.go)
+	app        *App
+	ex         *engine.Exchange
+	bodyBuf    bytes.Reader // BodyReader on a buffered body
+	params     router.Params
+	route      string
+	routeIndex int // the matched route's place in App.routes; -1 for none
+	responded  bool
+	headerErr  error
+	form       *formState // parsed form (form.go)
 
 	bodyTaken bool           // Body handed the request's body buffer over
 	req       *http1.Request // Request's copy, made on its first call
@@ -37,6 +38,7 @@ type Ctx struct {
 	ctxStops  []func()   // undo SetContext's cancellation links
 	w         BodyWriter // SetWriter's; nil writes the body directly
 	written   int64      // body bytes written so far (BytesWritten)
+	bodyRead  int64      // bytes of a streamed body the handler read (Observation.BytesIn)
 	handled   error      // the error the error handler last answered
 	values    []ctxValue // Set and Get
 
@@ -47,7 +49,7 @@ type Ctx struct {
 func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 	c.app, c.ex = a, ex
 	c.params = c.params[:0]
-	c.route = ""
+	c.route, c.routeIndex = "", -1
 	c.responded = false
 	c.headerErr = nil
 	c.releaseForm()
@@ -56,7 +58,7 @@ func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 	c.req = nil
 	c.ctx = nil
 	c.w = nil
-	c.written = 0
+	c.written, c.bodyRead = 0, 0
 	c.handled = nil
 	c.tlsState, c.tlsRead = nil, false
 	if len(c.values) > 0 {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/gwist/gwist/engine"
 	"github.com/gwist/gwist/router"
@@ -22,6 +23,9 @@ func (a *App) serve(ex *engine.Exchange) {
 		ex.User = c
 	}
 	c.reset(a, ex)
+	if o := a.observer; o != nil {
+		defer a.observe(o, c, time.Now()) // last: after the recovery and the error handler
+	}
 	defer c.finish()
 	defer a.recoverPanic(c)
 	if err := a.appChain(c); err != nil {
@@ -42,13 +46,13 @@ func (a *App) dispatch(c *Ctx) error {
 		// the limit, bad framing): the handler does not run, the error
 		// handler answers, and the connection closes after it.
 		if res.Status == router.Found {
-			c.route = res.Pattern
+			c.route, c.routeIndex = res.Pattern, res.Handler.index
 		}
 		return &HTTPError{Code: status, Err: err}
 	}
 	switch res.Status {
 	case router.Found:
-		c.route = res.Pattern
+		c.route, c.routeIndex = res.Pattern, res.Handler.index
 		return res.Handler.chain(c)
 	case router.MethodNotAllowed:
 		c.SetHeader("Allow", a.router.Allowed(req.Path))

@@ -173,11 +173,23 @@ type Stats struct {
 	Handlers, Streams int
 	// Feeds is the number of SSEFeed streams open (no goroutine each).
 	Feeds int64
+	// Queued is the number of batches of requests (those of one connection
+	// read together; usually one request) waiting for a worker, and
+	// Rejected counts the batches answered with 503 because the pool was
+	// full (WithWorkers).
+	Queued   int
+	Rejected uint64
+	// Listeners has each listener's open connections, in the order the
+	// listeners were started.
+	Listeners []ListenerStats
 	// HTTP2Conns is the number of open connections speaking HTTP/2, and
 	// HTTP2 counts their streams opened, reset by the client and by the
 	// server, and the GOAWAYs sent by reason.
 	HTTP2Conns int64
 	HTTP2      http2.Stats
+	// HTTP2Streams is the number of HTTP/2 streams in progress (request
+	// received, response not yet written).
+	HTTP2Streams int64
 	// Backpressure sums what the read pause and the write timeout did:
 	// the most unparsed input a paused connection held (PeakInbound, the
 	// largest over the listeners), reads gnet let in while reading was
@@ -197,6 +209,17 @@ type Stats struct {
 	TLS tlsstate.Stats
 }
 
+// ListenerStats is one listener's share of Stats.
+type ListenerStats struct {
+	Addr net.Addr
+	// TLS reports an HTTPS listener (StartTLS).
+	TLS bool
+	// Conns is the number of its open connections (a TLS one counts from
+	// its accept, handshake included); HTTP2Conns those of them speaking
+	// HTTP/2.
+	Conns, HTTP2Conns int64
+}
+
 // Stats returns the App's counters.
 func (a *App) Stats() Stats {
 	a.mu.Lock()
@@ -212,12 +235,17 @@ func (a *App) Stats() Stats {
 	if workers != nil {
 		st.Streams = workers.Streams()
 		st.Handlers = workers.Running() - st.Streams
+		st.Queued, st.Rejected = workers.Queued(), workers.Rejected()
 	}
+	st.Listeners = make([]ListenerStats, 0, len(servers))
 	for _, s := range servers {
-		st.Conns += s.ActiveConns()
+		ls := ListenerStats{Addr: s.Addr(), TLS: s.TLS() != nil, Conns: s.ActiveConns(), HTTP2Conns: s.HTTP2Conns()}
+		st.Listeners = append(st.Listeners, ls)
+		st.Conns += ls.Conns
 		st.Feeds += s.DetachedResponses()
-		st.HTTP2Conns += s.HTTP2Conns()
+		st.HTTP2Conns += ls.HTTP2Conns
 		st.HTTP2.Add(s.HTTP2Stats())
+		st.HTTP2Streams += s.HTTP2Streams()
 		st.RefusedConns += s.RefusedConns()
 		st.AcceptErrors += s.AcceptErrors()
 		addPipeStats(&st.Backpressure, s.PipeStats())
@@ -248,6 +276,7 @@ func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {
 	dst.Responses += s.Responses
 	dst.ResponseDelay += s.ResponseDelay
 	dst.ResponseMax = max(dst.ResponseMax, s.ResponseMax)
+	dst.Phases.Add(s.Phases)
 	for _, m := range [][2]map[string]uint64{{dst.Failed, s.Failed}, {dst.ConnErrors, s.ConnErrors},
 		{dst.ByVersion, s.ByVersion}, {dst.ByALPN, s.ByALPN}} {
 		for k, v := range m[1] {

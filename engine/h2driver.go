@@ -104,6 +104,7 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 	s := &h2Stream{d: d, id: ev.Stream, ex: ex, room: make(chan struct{}, 1)}
 	ex.h2 = s
 	d.streams[s.id] = s
+	c.srv.h2streams.Add(1)
 	c.setPhase(phaseWaiting, 0)
 	cfg := c.config()
 	limit := cfg.Limits.MaxBody()

@@ -311,6 +311,7 @@ func (s *h2Stream) free() {
 	}
 	d.h2.Release(s.id)
 	delete(d.streams, s.id)
+	d.c.srv.h2streams.Add(-1)
 	if b := s.ex.b; b != nil {
 		s.ex.b = nil
 		b.release() // and the exchange with it

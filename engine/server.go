@@ -50,6 +50,7 @@ type Server struct {
 	conns      atomic.Int64
 	detached   atomic.Int64 // detached responses open (detached.go)
 	h2conns    atomic.Int64 // connections speaking HTTP/2 (h2driver.go)
+	h2streams  atomic.Int64 // HTTP/2 streams the engine holds (h2driver.go, h2stream.go)
 	h2counters http2.Counters
 	stats      struct{ acceptErrors, refused atomic.Uint64 }
 	pipe       pipeStats // read pause and write timeout (pipestats.go)
@@ -144,6 +145,10 @@ func (s *Server) ActiveConns() int64 { return s.conns.Load() }
 
 // HTTP2Conns is the number of open connections speaking HTTP/2.
 func (s *Server) HTTP2Conns() int64 { return s.h2conns.Load() }
+
+// HTTP2Streams is the number of HTTP/2 streams in progress: from their
+// request's headers until their response is written or the stream reset.
+func (s *Server) HTTP2Streams() int64 { return s.h2streams.Load() }
 
 // HTTP2Stats counts this server's HTTP/2 streams, resets and GOAWAYs.
 func (s *Server) HTTP2Stats() http2.Stats { return s.h2counters.Snapshot() }

@@ -24,3 +24,12 @@ func (ex *Exchange) TLS() *tls.ConnectionState {
 	}
 	return &cs
 }
+
+// IsTLS reports whether the request came over TLS, without the cost of
+// TLS (a sink Exchange: whether it was made with a TLS state).
+func (ex *Exchange) IsTLS() bool {
+	if ex.sink != nil {
+		return ex.sink.tls != nil
+	}
+	return ex.tlsc != nil
+}

@@ -39,6 +39,10 @@ type Workers struct {
 	// running); it is the bound: at most size at once. A batch whose
 	// response streams leaves it (leaveBound) and is counted in streams.
 	pending, streams int
+	// queued counts batches in the FIFO (accepted, no drainer yet);
+	// rejected counts batches refused with ErrOverloaded.
+	queued   int
+	rejected uint64
 	// drainers counts drainers started and not yet gone; free counts those
 	// of them not running a handler, which look at the FIFO before leaving.
 	drainers, free int
@@ -106,6 +110,22 @@ func (w *Workers) Running() int {
 	return w.drainers - w.free
 }
 
+// Queued reports how many batches (the requests of one connection that
+// arrived in one read; usually one request) wait for a worker.
+func (w *Workers) Queued() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.queued
+}
+
+// Rejected counts the batches refused because the pool was full (each
+// answered with 503).
+func (w *Workers) Rejected() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.rejected
+}
+
 // Cap reports the pool's size.
 func (w *Workers) Cap() int { return w.size }
 
@@ -144,10 +164,12 @@ func (w *Workers) submit(b *batch) error {
 		w.mu.Unlock()
 		return ErrWorkersReleased
 	case w.pending >= w.size:
+		w.rejected++
 		w.mu.Unlock()
 		return ErrOverloaded
 	}
 	w.pending++
+	w.queued++
 	if w.tail == nil {
 		w.head = b
 	} else {
@@ -199,6 +221,7 @@ func (w *Workers) drain(any) {
 			return
 		}
 		w.head, b.queued = b.queued, nil
+		w.queued--
 		if w.head == nil {
 			w.tail = nil
 		}

@@ -11,9 +11,10 @@ import (
 // A nil *Counters counts nothing.
 type Counters struct {
 	streamsOpened, resetByPeer, resetBySelf atomic.Uint64
-	// goAway counts GOAWAY frames sent, by error code (codes past
+	// goAway counts GOAWAY frames sent, and peerReset and selfReset the
+	// RST_STREAM frames received and sent, by error code (codes past
 	// ErrCodeHTTP11Required are counted with it).
-	goAway [xh2.ErrCodeHTTP11Required + 1]atomic.Uint64
+	goAway, peerReset, selfReset [xh2.ErrCodeHTTP11Required + 1]atomic.Uint64
 }
 
 // Stats is a snapshot of Counters.
@@ -28,23 +29,34 @@ type Stats struct {
 	// ("NO_ERROR" for graceful shutdowns, "PROTOCOL_ERROR",
 	// "ENHANCE_YOUR_CALM", ...).
 	GoAwaySent map[string]uint64
+	// ResetByPeerCode and ResetBySelfCode split ResetByPeer and
+	// ResetBySelf by error code name ("CANCEL", "REFUSED_STREAM", ...);
+	// codes never seen are absent.
+	ResetByPeerCode, ResetBySelfCode map[string]uint64
 }
 
 // Snapshot reads the counters.
 func (k *Counters) Snapshot() Stats {
-	s := Stats{GoAwaySent: map[string]uint64{}}
+	s := Stats{GoAwaySent: map[string]uint64{}, ResetByPeerCode: map[string]uint64{}, ResetBySelfCode: map[string]uint64{}}
 	if k == nil {
 		return s
 	}
 	s.StreamsOpened = k.streamsOpened.Load()
 	s.ResetByPeer = k.resetByPeer.Load()
 	s.ResetBySelf = k.resetBySelf.Load()
-	for code := range k.goAway {
-		if n := k.goAway[code].Load(); n > 0 {
-			s.GoAwaySent[xh2.ErrCode(code).String()] = n
+	byCode(s.GoAwaySent, &k.goAway)
+	byCode(s.ResetByPeerCode, &k.peerReset)
+	byCode(s.ResetBySelfCode, &k.selfReset)
+	return s
+}
+
+// byCode adds the non-zero counts of a per-code array to m by code name.
+func byCode(m map[string]uint64, counts *[xh2.ErrCodeHTTP11Required + 1]atomic.Uint64) {
+	for code := range counts {
+		if n := counts[code].Load(); n > 0 {
+			m[xh2.ErrCode(code).String()] = n
 		}
 	}
-	return s
 }
 
 // Add adds o into s.
@@ -52,12 +64,19 @@ func (s *Stats) Add(o Stats) {
 	s.StreamsOpened += o.StreamsOpened
 	s.ResetByPeer += o.ResetByPeer
 	s.ResetBySelf += o.ResetBySelf
-	if s.GoAwaySent == nil {
-		s.GoAwaySent = map[string]uint64{}
+	s.GoAwaySent = addByCode(s.GoAwaySent, o.GoAwaySent)
+	s.ResetByPeerCode = addByCode(s.ResetByPeerCode, o.ResetByPeerCode)
+	s.ResetBySelfCode = addByCode(s.ResetBySelfCode, o.ResetBySelfCode)
+}
+
+func addByCode(dst, src map[string]uint64) map[string]uint64 {
+	if dst == nil {
+		dst = map[string]uint64{}
 	}
-	for k, v := range o.GoAwaySent {
-		s.GoAwaySent[k] += v
+	for k, v := range src {
+		dst[k] += v
 	}
+	return dst
 }
 
 func (k *Counters) noteOpened() {
@@ -66,15 +85,17 @@ func (k *Counters) noteOpened() {
 	}
 }
 
-func (k *Counters) noteResetByPeer() {
+func (k *Counters) noteResetByPeer(code ErrCode) {
 	if k != nil {
 		k.resetByPeer.Add(1)
+		k.peerReset[min(code, xh2.ErrCodeHTTP11Required)].Add(1)
 	}
 }
 
-func (k *Counters) noteResetBySelf() {
+func (k *Counters) noteResetBySelf(code ErrCode) {
 	if k != nil {
 		k.resetBySelf.Add(1)
+		k.selfReset[min(code, xh2.ErrCodeHTTP11Required)].Add(1)
 	}
 }
 

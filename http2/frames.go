@@ -232,7 +232,7 @@ func (c *Conn) onRSTStream(f *xh2.RSTStreamFrame) {
 	if st.closed() {
 		return
 	}
-	c.cfg.Counters.noteResetByPeer()
+	c.cfg.Counters.noteResetByPeer(f.ErrCode)
 	if !st.localDone {
 		c.noteEarlyReset() // CVE-2023-44487: reset before the response ended
 	}

@@ -65,7 +65,7 @@ func (c *Conn) queueControl(fn func(w *xh2.Framer)) {
 
 // queueRST queues RST_STREAM for id (under the control-frame cap).
 func (c *Conn) queueRST(id uint32, code ErrCode) {
-	c.cfg.Counters.noteResetBySelf()
+	c.cfg.Counters.noteResetBySelf(code)
 	c.queueControl(func(w *xh2.Framer) { w.WriteRSTStream(id, code) })
 }
 

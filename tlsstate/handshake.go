@@ -61,7 +61,7 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 	c.signal = nil // only a blocking Read waits on it; wakeLocked skips nil
 	c.stamps.mark(&c.stamps.established, now)
 	c.phase = phDone
-	c.s.stats.established(&cs, since(c.stamps.at(c.stamps.firstByte), now))
+	c.s.stats.established(&cs, &c.stamps)
 	c.notifyLocked()
 }
 

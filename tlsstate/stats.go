@@ -39,6 +39,29 @@ type Stats struct {
 	// first response, ResponseMax is the largest.
 	Responses                  uint64
 	ResponseDelay, ResponseMax time.Duration
+	// Phases holds the completed handshakes' timings, and the response
+	// delays, as histograms.
+	Phases Phases
+}
+
+// Phases are histograms of the moments of Timings, over completed
+// handshakes: Handshake from the first ciphertext byte to established
+// (Timings.Handshake), split into Hello (first byte to a complete
+// ClientHello), Queue (the complete ClientHello waiting for a handshake
+// goroutine: Timings.QueueWait) and Run (the goroutine's work, the client's
+// round trips included); and Response, from established to the first
+// response written (Timings.ResponseDelay).
+type Phases struct {
+	Handshake, Hello, Queue, Run, Response Histogram
+}
+
+// Add adds o into p.
+func (p *Phases) Add(o Phases) {
+	p.Handshake.Add(o.Handshake)
+	p.Hello.Add(o.Hello)
+	p.Queue.Add(o.Queue)
+	p.Run.Add(o.Run)
+	p.Response.Add(o.Response)
 }
 
 // counters is the live, concurrently updated form of Stats.
@@ -48,6 +71,9 @@ type counters struct {
 	hsTotal, hsMax           atomic.Int64
 	responses                atomic.Uint64
 	respTotal, respMax       atomic.Int64
+	hsHist, helloHist        histogram
+	queueHist, runHist       histogram
+	respHist                 histogram
 
 	mu        sync.Mutex
 	byVersion map[uint16]uint64
@@ -59,7 +85,14 @@ func (k *counters) init() {
 	k.byALPN = make(map[string]uint64)
 }
 
-func (k *counters) established(cs *tls.ConnectionState, d time.Duration) {
+// established counts a completed handshake; t holds its moments (the
+// established one included).
+func (k *counters) established(cs *tls.ConnectionState, t *stamps) {
+	d := since(t.at(t.firstByte), t.at(t.established))
+	k.hsHist.observe(d)
+	k.helloHist.observe(since(t.at(t.firstByte), t.at(t.hello)))
+	k.queueHist.observe(since(t.at(t.hello), t.at(t.started)))
+	k.runHist.observe(since(t.at(t.started), t.at(t.established)))
 	if cs.DidResume {
 		k.resumed.Add(1)
 	} else {
@@ -75,6 +108,7 @@ func (k *counters) established(cs *tls.ConnectionState, d time.Duration) {
 
 func (k *counters) response(d time.Duration) {
 	k.responses.Add(1)
+	k.respHist.observe(d)
 	k.respTotal.Add(int64(d))
 	storeMax(&k.respMax, int64(d))
 }
@@ -102,6 +136,8 @@ func (s *Server) Stats() Stats {
 		Responses:     k.responses.Load(),
 		ResponseDelay: time.Duration(k.respTotal.Load()),
 		ResponseMax:   time.Duration(k.respMax.Load()),
+		Phases: Phases{Handshake: k.hsHist.snapshot(), Hello: k.helloHist.snapshot(),
+			Queue: k.queueHist.snapshot(), Run: k.runHist.snapshot(), Response: k.respHist.snapshot()},
 	}
 	for r := ReasonNone + 1; r < numReasons; r++ {
 		st.Failed[r.String()] = k.failed[r].Load()
