@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/gwist/gwist/engine"
 	"github.com/gwist/gwist/router"
@@ -24,7 +23,7 @@ func (a *App) serve(ex *engine.Exchange) {
 	}
 	c.reset(a, ex)
 	if o := a.observer; o != nil {
-		defer a.observe(o, c, time.Now()) // last: after the recovery and the error handler
+		defer a.observe(o, c, sinceBase()) // last: after the recovery and the error handler
 	}
 	defer c.finish()
 	defer a.recoverPanic(c)

@@ -4,7 +4,7 @@
 //	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N]
 //	    [-tls-addr 127.0.0.1:8443 [-cert cert.pem -key key.pem]] [-quickack=false]
 //	    [-max-conns N] [-static-dir DIR] [-middleware] [-http2=false]
-//	    [-reuseport] [-drain-delay D] [-health-addr 127.0.0.1:9101]
+//	    [-reuseport] [-drain-delay D] [-health-addr 127.0.0.1:9101] [-metrics=false]
 //
 // With -tls-addr it also serves the same routes over HTTPS; without -cert
 // and -key it makes an in-memory self-signed ECDSA P-256 certificate. Both
@@ -42,6 +42,7 @@
 //	                 two answer 501 with -inline)
 //	GET  /livez      200 "ok" while the process serves (draining included)
 //	GET  /readyz     200 "ok"; 503 "draining" from the moment SIGTERM arrives
+//	GET  /metrics    Prometheus metrics (metrics.go; -metrics=false: none)
 //
 // /events and /download need the worker pool: with -inline they answer 501.
 // /upload runs on the worker pool even with -inline.
@@ -101,6 +102,7 @@ func main() {
 	healthRoutes(app)
 	static(app, *staticDir)
 	debugRoutes(app, *inline)
+	metricsRoute(app)
 	if *withMiddleware {
 		useMiddleware(app, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	}
