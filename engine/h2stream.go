@@ -45,6 +45,7 @@ type h2Stream struct {
 	endSent     bool // END_STREAM (or the trailers) queued
 	finished    bool // the handler returned
 	freed       bool
+	uncounted   bool  // left Server.h2streams (free, or the connection's close)
 	lastWrite   int64 // server clock when body bytes were last taken
 	// stalledSince: when the connection last refused the stream's bytes
 	// (the peer's window is shut); 0 while they move.
@@ -311,7 +312,7 @@ func (s *h2Stream) free() {
 	}
 	d.h2.Release(s.id)
 	delete(d.streams, s.id)
-	d.c.srv.h2streams.Add(-1)
+	s.uncount()
 	if b := s.ex.b; b != nil {
 		s.ex.b = nil
 		b.release() // and the exchange with it
@@ -344,4 +345,12 @@ func (s *h2Stream) writeTimedOut(now int64) bool {
 		s.free()
 	}
 	return true
+}
+
+// uncount takes the stream out of Server.h2streams, once. Loop only.
+func (s *h2Stream) uncount() {
+	if !s.uncounted {
+		s.uncounted = true
+		s.d.c.srv.h2streams.Add(-1)
+	}
 }
