@@ -274,7 +274,7 @@ func (d *h2Driver) readTimeout() bool { return false }
 // close cancels every stream in flight and frees what the loop owns.
 func (d *h2Driver) close() {
 	for _, s := range d.streams {
-		s.reset() // as if the client had reset every stream
+		s.reset()   // as if the client had reset every stream
 		s.uncount() // a stream left to its handler is never freed by the loop
 	}
 	d.c.srv.h2conns.Add(-1)
