@@ -1,9 +1,12 @@
 package metrics_test
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -18,6 +21,7 @@ func metricsApp(t *testing.T, opts ...gwist.Option) (app *gwist.App, plain, secu
 	app.GET("/users/:id", func(c *gwist.Ctx) error { return c.String(200, "user "+c.Param("id")) })
 	app.POST("/echo", func(c *gwist.Ctx) error { return c.Bytes(200, "text/plain", c.Body()) })
 	app.GET("/fail", func(c *gwist.Ctx) error { return errors.New("broken") })
+	app.GET("/panic", func(c *gwist.Ctx) error { panic("boom") })
 	app.GET("/metrics", metrics.New(app).Handler())
 	return app, start(t, app, nil), start(t, app, serverTLS(t))
 }
@@ -38,6 +42,7 @@ func TestRequestCounts(t *testing.T) {
 	do(t, h1, "GET", "http://"+plain+"/nope", "")
 	do(t, h1, "PROPFIND", "http://"+plain+"/users/1", "") // 405: the path exists for GET only
 	do(t, h1, "GET", "http://"+plain+"/fail", "")
+	do(t, h1, "GET", "http://"+plain+"/panic", "") // observed after the recovery: a 500
 	for i := range 2 {
 		do(t, h1s, "GET", fmt.Sprintf("https://%s/users/s%d", secure, i), "")
 		do(t, h2, "GET", fmt.Sprintf("https://%s/users/h%d", secure, i), "")
@@ -56,6 +61,7 @@ func TestRequestCounts(t *testing.T) {
 		{[]string{"route=<unmatched>", "method=GET", "status=4xx", "protocol=h1", "tls=false"}, 1},
 		{[]string{"route=<unmatched>", "method=OTHER", "status=4xx", "protocol=h1", "tls=false"}, 1},
 		{[]string{"route=/fail", "method=GET", "status=5xx", "protocol=h1", "tls=false"}, 1},
+		{[]string{"route=/panic", "method=GET", "status=5xx", "protocol=h1", "tls=false"}, 1},
 		{[]string{"route=/users/:id", "method=GET", "status=2xx", "protocol=h1", "tls=true"}, 2},
 		{[]string{"route=/users/:id", "method=GET", "status=2xx", "protocol=h2", "tls=true"}, 2},
 		{[]string{"route=/users/:id", "method=GET", "status=2xx", "protocol=h2", "tls=false"}, 1},
@@ -64,8 +70,8 @@ func TestRequestCounts(t *testing.T) {
 			t.Errorf("%s%v = %v, want %v; series: %s", name, c.labels, got, c.want, f.series(name))
 		}
 	}
-	if n := len(f[name].GetMetric()); n != 9 {
-		t.Errorf("%d request series, want 9: %s", n, f.series(name))
+	if n := len(f[name].GetMetric()); n != 10 {
+		t.Errorf("%d request series, want 10: %s", n, f.series(name))
 	}
 	if strings.Contains(f.series(name), "/users/1") || strings.Contains(f.series(name), "/nope") {
 		t.Errorf("a raw path became a label: %s", f.series(name))
@@ -174,4 +180,71 @@ func scrapeText(t *testing.T, url string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// A client that resumes its TLS session is counted as a resumed
+// handshake; requests through App.ServeHTTP (net/http's server) are
+// observed too.
+func TestResumedHandshakeAndServeHTTP(t *testing.T) {
+	app, plain, secure := metricsApp(t)
+	cfg := clientTLS(t, "http/1.1")
+	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	for range 2 {
+		c := client(t, &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true})
+		do(t, c, "GET", "https://"+secure+"/users/1", "")
+	}
+	srv := httptest.NewServer(app)
+	defer srv.Close()
+	do(t, h1Client(t), "GET", srv.URL+"/users/2", "")
+	f := scrape(t, "http://"+plain+"/metrics")
+	if full, resumed := f.value("gwist_tls_handshakes_total", "resumed=false"), f.value("gwist_tls_handshakes_total", "resumed=true"); full != 1 || resumed != 1 {
+		t.Errorf("handshakes: %v full, %v resumed; want 1 and 1", full, resumed)
+	}
+	if got := f.value("gwist_http_requests_total", "route=/users/:id", "protocol=h1", "tls=false"); got != 1 {
+		t.Errorf("the request through ServeHTTP: %v, want 1", got)
+	}
+}
+
+// New installs the App's one Observer: a second is refused loudly rather
+// than silently replacing the first, and so is one after Start.
+func TestNewTwicePanics(t *testing.T) {
+	app := quietApp()
+	metrics.New(app)
+	mustPanic(t, "a second New", func() { metrics.New(app) })
+	other := quietApp()
+	start(t, other, nil)
+	mustPanic(t, "New after Start", func() { metrics.New(other) })
+}
+
+func mustPanic(t *testing.T, what string, f func()) {
+	t.Helper()
+	defer func() {
+		if recover() == nil {
+			t.Errorf("%s did not panic", what)
+		}
+	}()
+	f()
+}
+
+// A streamed request body (Group.StreamBody) is measured by the bytes its
+// handler read.
+func TestStreamedBodySize(t *testing.T) {
+	app := quietApp()
+	app.StreamBody(0).POST("/upload", func(c *gwist.Ctx) error {
+		n, err := io.Copy(io.Discard, c.BodyReader())
+		if err != nil {
+			return err
+		}
+		return c.String(200, fmt.Sprint(n))
+	})
+	app.GET("/metrics", metrics.New(app).Handler())
+	plain := start(t, app, nil)
+	body := strings.Repeat("u", 300<<10) // more than one read's worth
+	if code := do(t, h1Client(t), "POST", "http://"+plain+"/upload", body); code != 200 {
+		t.Fatalf("upload: %d", code)
+	}
+	in := scrape(t, "http://"+plain+"/metrics").hist("gwist_http_request_size_bytes", "route=/upload", "method=POST")
+	if in.GetSampleCount() != 1 || in.GetSampleSum() != float64(len(body)) {
+		t.Errorf("streamed body size: %d samples, sum %v; want 1, %d", in.GetSampleCount(), in.GetSampleSum(), len(body))
+	}
 }
