@@ -60,3 +60,37 @@ func TestObserverAllocatesNothing(t *testing.T) {
 		t.Fatal("no metrics")
 	}
 }
+
+// benchServeParallel is benchServe on every P at once, each goroutine with
+// its own Exchange: with metrics on, the goroutines add to the same
+// route's counters, so this shows what sharing their cache lines costs.
+func benchServeParallel(b *testing.B, app *gwist.App) {
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		ex := new(engine.Exchange)
+		var p http1.Parser
+		if _, ev, err := p.Parse(&ex.Request, []byte(benchRequest)); err != nil || ev != http1.MessageComplete {
+			b.Errorf("parse: %v %v", ev, err)
+			return
+		}
+		for pb.Next() {
+			ex.Status = 0
+			ex.Header.Reset()
+			ex.Body = ex.Body[:0]
+			app.ServeExchange(ex)
+		}
+	})
+}
+
+func BenchmarkServeBareParallel(b *testing.B) {
+	app := gwist.New()
+	app.GET("/users/:id", func(c *gwist.Ctx) error { return c.String(200, "Hello, World!") })
+	benchServeParallel(b, app)
+}
+
+func BenchmarkServeBareMetricsParallel(b *testing.B) {
+	app := gwist.New()
+	app.GET("/users/:id", func(c *gwist.Ctx) error { return c.String(200, "Hello, World!") })
+	metrics.New(app)
+	benchServeParallel(b, app)
+}

@@ -76,21 +76,34 @@ func (m *Metrics) collectRequests(ch chan<- prometheus.Metric) {
 	if t == nil {
 		return
 	}
-	for _, s := range t.all {
-		if s.latency.count() == 0 {
+	for j, s := range t.shards[0].all {
+		var requests [len(statusClasses)][len(protocols)]uint64
+		var latency, reqSize, respSize total
+		for _, sh := range t.shards {
+			x := sh.all[j]
+			for c := range x.requests {
+				for p := range x.requests[c] {
+					requests[c][p] += x.requests[c][p].Load()
+				}
+			}
+			latency.add(&x.latency)
+			reqSize.add(&x.reqSize)
+			respSize.add(&x.respSize)
+		}
+		if latency.count() == 0 {
 			continue // never used: keep the exposition to what happened
 		}
-		for c := range s.requests {
-			for p := range s.requests[c] {
-				if n := s.requests[c][p].Load(); n > 0 {
+		for c := range requests {
+			for p, n := range requests[c] {
+				if n > 0 {
 					ch <- prometheus.MustNewConstMetric(dRequests, prometheus.CounterValue, float64(n),
 						s.route, s.method, statusClasses[c], protocols[p].name, protocols[p].tls)
 				}
 			}
 		}
-		ch <- s.latency.constHistogram(dDuration, m.latencyBounds, 1e-9, s.route, s.method)
-		ch <- s.reqSize.constHistogram(dReqSize, m.sizeBounds, 1, s.route, s.method)
-		ch <- s.respSize.constHistogram(dRespSize, m.sizeBounds, 1, s.route, s.method)
+		ch <- latency.metric(dDuration, m.latencyBounds, 1e-9, s.route, s.method)
+		ch <- reqSize.metric(dReqSize, m.sizeBounds, 1, s.route, s.method)
+		ch <- respSize.metric(dRespSize, m.sizeBounds, 1, s.route, s.method)
 	}
 }
 

@@ -26,23 +26,33 @@ func (h *histogram) observe(bounds []int64, v int64) {
 	h.sum.Add(v)
 }
 
-// count is the number of observations (the buckets' total).
-func (h *histogram) count() uint64 {
-	var n uint64
+// total is the sum of histograms (of the shards), read at scrape time.
+type total struct {
+	counts []uint64
+	sum    int64
+}
+
+func (t *total) add(h *histogram) {
+	if t.counts == nil {
+		t.counts = make([]uint64, len(h.counts))
+	}
 	for i := range h.counts {
-		n += h.counts[i].Load()
+		t.counts[i] += h.counts[i].Load()
+	}
+	t.sum += h.sum.Load()
+}
+
+func (t *total) count() (n uint64) {
+	for _, c := range t.counts {
+		n += c
 	}
 	return n
 }
 
-// constHistogram builds the exposition of h: bounds and sum are scaled by
-// unit (1e-9 for ns to seconds, 1 for bytes).
-func (h *histogram) constHistogram(d *prometheus.Desc, bounds []int64, unit float64, labels ...string) prometheus.Metric {
-	counts := make([]uint64, len(h.counts))
-	for i := range h.counts {
-		counts[i] = h.counts[i].Load()
-	}
-	return cumulative(d, bounds, unit, counts, float64(h.sum.Load())*unit, labels...)
+// metric builds the exposition of t: bounds and sum are scaled by unit
+// (1e-9 for ns to seconds, 1 for bytes).
+func (t *total) metric(d *prometheus.Desc, bounds []int64, unit float64, labels ...string) prometheus.Metric {
+	return cumulative(d, bounds, unit, t.counts, float64(t.sum)*unit, labels...)
 }
 
 // cumulative builds a const histogram from per-bucket (not cumulative)

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"runtime"
+	"sync"
 	"sync/atomic"
 
 	"github.com/gwist/gwist"
@@ -55,14 +57,26 @@ type series struct {
 	respSize      histogram
 }
 
-// table maps a request to its series without a lookup by label:
-// slots[(route+1)*numMethods + method], route -1 being the unmatched
-// requests. A route has series for its own method (and HEAD for a GET
-// route); any other method seen on it (which the router does not let
+// table maps a request to its series without a lookup by label: a
+// shard's slots[(route+1)*numMethods + method], route -1 being the
+// unmatched requests. A route has series for its own method (and HEAD for
+// a GET route); any other method seen on it (which the router does not let
 // happen) counts with its own method.
+//
+// Each shard has its own series, so that requests running at once on
+// different Ps do not write the same cache lines: Observe borrows a shard
+// from a sync.Pool, whose per-P caches hand each P the same shard again
+// and again (New hands out the shards in turn; it allocates nothing).
+// Collect adds the shards up.
 type table struct {
+	shards []*shard
+	next   atomic.Uint32
+	pool   sync.Pool // of *shard
+}
+
+type shard struct {
 	slots []*series
-	all   []*series // each series once, in route order, for Collect
+	all   []*series // each series once, in route order: the same order in every shard
 }
 
 func (m *Metrics) newSeries(route, method string) *series {
@@ -73,29 +87,39 @@ func (m *Metrics) newSeries(route, method string) *series {
 	}
 }
 
-// Routes implements gwist.Observer: it builds the table, once, when the
-// App starts.
-func (m *Metrics) Routes(routes []gwist.RouteInfo) {
-	t := &table{slots: make([]*series, (len(routes)+1)*numMethods)}
+// newShard builds one shard's series for routes.
+func (m *Metrics) newShard(routes []gwist.RouteInfo) *shard {
+	sh := &shard{slots: make([]*series, (len(routes)+1)*numMethods)}
 	for i := range numMethods {
 		s := m.newSeries(Unmatched, methods[i])
-		t.slots[i] = s
-		t.all = append(t.all, s)
+		sh.slots[i] = s
+		sh.all = append(sh.all, s)
 	}
 	for r, ri := range routes {
-		row := t.slots[(r+1)*numMethods : (r+2)*numMethods]
+		row := sh.slots[(r+1)*numMethods : (r+2)*numMethods]
 		own := methodIndex(ri.Method)
 		s := m.newSeries(ri.Pattern, methods[own])
-		t.all = append(t.all, s)
+		sh.all = append(sh.all, s)
 		for i := range row {
 			row[i] = s
 		}
 		if ri.Method == "GET" {
 			h := m.newSeries(ri.Pattern, "HEAD")
-			t.all = append(t.all, h)
+			sh.all = append(sh.all, h)
 			row[methodIndex("HEAD")] = h
 		}
 	}
+	return sh
+}
+
+// Routes implements gwist.Observer: it builds the table, once, when the
+// App starts, with a shard per P.
+func (m *Metrics) Routes(routes []gwist.RouteInfo) {
+	t := &table{shards: make([]*shard, max(runtime.GOMAXPROCS(0), 1))}
+	for i := range t.shards {
+		t.shards[i] = m.newShard(routes)
+	}
+	t.pool.New = func() any { return t.shards[int(t.next.Add(1))%len(t.shards)] }
 	m.table.Store(t)
 }
 
@@ -105,11 +129,12 @@ func (m *Metrics) Observe(o gwist.Observation) {
 	if t == nil {
 		return
 	}
+	sh := t.pool.Get().(*shard)
 	i := (o.Route+1)*numMethods + methodIndex(o.Method)
-	if uint(i) >= uint(len(t.slots)) {
+	if uint(i) >= uint(len(sh.slots)) {
 		i = methodIndex(o.Method) // not a route of this App: unmatched
 	}
-	s := t.slots[i]
+	s := sh.slots[i]
 	class := o.Status/100 - 1
 	if uint(class) >= uint(len(statusClasses)) {
 		class = len(statusClasses) - 1 // outside 100-599: 5xx
@@ -125,4 +150,5 @@ func (m *Metrics) Observe(o gwist.Observation) {
 	s.latency.observe(m.latencyBounds, int64(o.Duration))
 	s.reqSize.observe(m.sizeBounds, o.BytesIn)
 	s.respSize.observe(m.sizeBounds, o.BytesOut)
+	t.pool.Put(sh)
 }
