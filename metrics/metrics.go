@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -35,7 +36,7 @@ func WithRegistry(reg *prometheus.Registry) Option {
 }
 
 // WithLatencyBuckets sets the upper bounds of the request duration
-// histogram's buckets, ascending (default: 100 µs, 250 µs, 500 µs, 1 ms,
+// histogram's buckets (default: 100 µs, 250 µs, 500 µs, 1 ms,
 // 2.5 ms, ... 10 s, as tlsstate.HistogramBounds).
 func WithLatencyBuckets(bounds ...time.Duration) Option {
 	return func(m *Metrics) {
@@ -43,14 +44,22 @@ func WithLatencyBuckets(bounds ...time.Duration) Option {
 		for _, b := range bounds {
 			m.latencyBounds = append(m.latencyBounds, int64(b))
 		}
+		m.latencyBounds = sortedBounds(m.latencyBounds)
 	}
 }
 
-// WithSizeBuckets sets the upper bounds, in bytes and ascending, of the
+// WithSizeBuckets sets the upper bounds, in bytes, of the
 // request and response body size histograms' buckets (default: 0, 64,
 // 256, 1 Ki, 4 Ki, ... 16 Mi: powers of 4).
 func WithSizeBuckets(bounds ...int64) Option {
-	return func(m *Metrics) { m.sizeBounds = append([]int64(nil), bounds...) }
+	return func(m *Metrics) { m.sizeBounds = sortedBounds(append([]int64(nil), bounds...)) }
+}
+
+// sortedBounds sorts bucket bounds and drops repeats: Observe scans them
+// in order.
+func sortedBounds(b []int64) []int64 {
+	slices.Sort(b)
+	return slices.Compact(b)
 }
 
 // New returns the metrics of app and installs them as its Observer

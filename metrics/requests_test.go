@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -246,5 +247,25 @@ func TestStreamedBodySize(t *testing.T) {
 	in := scrape(t, "http://"+plain+"/metrics").hist("gwist_http_request_size_bytes", "route=/upload", "method=POST")
 	if in.GetSampleCount() != 1 || in.GetSampleSum() != float64(len(body)) {
 		t.Errorf("streamed body size: %d samples, sum %v; want 1, %d", in.GetSampleCount(), in.GetSampleSum(), len(body))
+	}
+}
+
+// Buckets given out of order (and repeated) are sorted: each request
+// lands in its bucket.
+func TestCustomBuckets(t *testing.T) {
+	app := quietApp()
+	app.POST("/echo", func(c *gwist.Ctx) error { return c.Bytes(200, "text/plain", c.Body()) })
+	app.GET("/metrics", metrics.New(app, metrics.WithSizeBuckets(1000, 10, 100, 10)).Handler())
+	plain := start(t, app, nil)
+	do(t, h1Client(t), "POST", "http://"+plain+"/echo", strings.Repeat("x", 50))
+	h := scrape(t, "http://"+plain+"/metrics").hist("gwist_http_request_size_bytes", "route=/echo")
+	want := map[float64]uint64{10: 0, 100: 1, 1000: 1, math.Inf(1): 1}
+	if len(h.GetBucket()) != len(want) {
+		t.Fatalf("buckets: %v", h.GetBucket())
+	}
+	for _, b := range h.GetBucket() {
+		if b.GetCumulativeCount() != want[b.GetUpperBound()] {
+			t.Errorf("le=%v: %d, want %d", b.GetUpperBound(), b.GetCumulativeCount(), want[b.GetUpperBound()])
+		}
 	}
 }
