@@ -46,4 +46,8 @@ median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END{print (NR%2 ? a[
 for name in on off; do
   echo "$name median: $(echo "${RPS[$name]}" | median) req/s, $(echo "${US[$name]}" | median) us/req (per round: ${US[$name]})"
 done
-echo "on/off CPU per request: $(echo "$(echo "${US[on]}" | median) / $(echo "${US[off]}" | median)" | bc -l | cut -c1-6)"
+echo "on/off CPU per request: $(echo "$(echo "${US[on]}" | median) / $(echo "${US[off]}" | median)" | bc -l | cut -c1-6) (ratio of medians)"
+# Each round's on/off ratio (the two ran back to back, under the same load).
+read -ra on_us <<<"${US[on]}"; read -ra off_us <<<"${US[off]}"
+ratios=""; for i in "${!on_us[@]}"; do ratios="$ratios $(echo "${on_us[$i]}/${off_us[$i]}" | bc -l | cut -c1-6)"; done
+echo "per-round on/off:$ratios; median $(echo "$ratios" | median)"
