@@ -95,6 +95,11 @@ func main() {
 	http2 := flag.Bool("http2", true, "serve HTTP/2 too: h2 through ALPN on -tls-addr, h2c (prior knowledge or Upgrade) on -addr")
 	flag.Parse()
 
+	// Signals are caught before anything listens: a SIGTERM sent as soon as
+	// "listening on" is printed drains instead of killing the process.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+
 	app := gwist.New(append(opsAppOptions(), gwist.WithInline(*inline), gwist.WithWorkers(*workers),
 		gwist.WithQuickAck(*quickAck), gwist.WithMaxConns(*maxConns), gwist.WithHTTP2(*http2))...)
 	routes(app)
@@ -128,8 +133,6 @@ func main() {
 		log.Fatal(err)
 	}
 
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	<-stop
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout())
 	defer cancel()
