@@ -433,6 +433,25 @@ func TestProxyProtocolHeaderTimeout(t *testing.T) {
 	}
 }
 
+// TestProxyProtocolUntrustedPartialSignature: an untrusted peer that stops
+// in the middle of what could be a signature ("PROX") is closed at the
+// header timeout, not the idle timeout.
+func TestProxyProtocolUntrustedPartialSignature(t *testing.T) {
+	const timeout = 500 * time.Millisecond
+	app := whoamiApp(nil, gwist.WithHeaderReadTimeout(timeout), gwist.WithIdleTimeout(time.Minute))
+	addr := startProxied(t, app, elsewhere)
+	start := time.Now()
+	r := dialRaw(t, addr)
+	r.send("PROX")
+	r.expectClosed()
+	if el := time.Since(start); el < timeout-300*time.Millisecond || el > timeout+2*time.Second {
+		t.Fatalf("closed after %v, want about %v", el, timeout)
+	}
+	if st := app.Stats().Proxy; st.Timeout != 1 || st.Errors() != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
 // TestProxyProtocolShutdownClosesWaiting: Shutdown does not wait the
 // header timeout for a trusted connection that sent nothing.
 func TestProxyProtocolShutdownClosesWaiting(t *testing.T) {
