@@ -74,9 +74,15 @@ func parseV1Line(line string) (Header, error) {
 	if line == "UNKNOWN" || strings.HasPrefix(line, "UNKNOWN ") {
 		return h, nil // the rest of the line is to be ignored
 	}
-	f := strings.Split(line, " ")
-	if len(f) != 5 {
-		return Header{}, malformed("v1: %d fields after the protocol, want 4 separated by single spaces", len(f)-1)
+	var f [5]string
+	rest, ok := line, true
+	for i := range f {
+		if f[i], rest, ok = strings.Cut(rest, " "); !ok && i < len(f)-1 {
+			return Header{}, malformed("v1: %d fields after the protocol, want 4 separated by single spaces", i)
+		}
+	}
+	if ok {
+		return Header{}, malformed("v1: more than 4 fields after the protocol")
 	}
 	switch f[0] {
 	case "TCP4":
