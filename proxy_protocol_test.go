@@ -275,6 +275,29 @@ func TestProxyProtocolHTTP2(t *testing.T) {
 	}
 }
 
+// TestProxyProtocolH2C: h2c by prior knowledge after the header.
+func TestProxyProtocolH2C(t *testing.T) {
+	app := whoamiApp(nil, gwist.WithHTTP2(true))
+	addr := startProxied(t, app, loopback)
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &p, DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err == nil {
+			_, err = c.Write(ppV2(0x21, 0x21, ppTCP6("[2001:db8::21]:54001", "[::1]:80")))
+		}
+		return c, err
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	for range 2 {
+		resp, body := get(t, client, "http://x/whoami")
+		if resp.ProtoMajor != 2 || body != "[2001:db8::21]:54001\n" {
+			t.Fatalf("%s %q", resp.Proto, body)
+		}
+	}
+}
+
 // expectRefused checks that what was sent on r closed the connection
 // without a byte of response, that counter reached 1, and that a
 // well-formed request on a fresh connection still works.
