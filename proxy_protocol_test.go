@@ -360,6 +360,27 @@ func TestProxyProtocolRejects(t *testing.T) {
 	}
 }
 
+// TestProxyProtocolLogRateLimited: closes are logged, one line a second at
+// most, and all counted.
+func TestProxyProtocolLogRateLimited(t *testing.T) {
+	var log syncBuffer
+	app := whoamiApp(&log)
+	addr := startProxied(t, app, elsewhere)
+	for range 5 {
+		r := dialRaw(t, addr)
+		r.send("PROXY TCP4 203.0.113.80 127.0.0.1 1 2\r\n")
+		r.expectClosed()
+	}
+	waitFor(t, 5*time.Second, "5 closes counted", func() bool { return app.Stats().Proxy.Untrusted == 5 })
+	const msg = "connection closed over its PROXY protocol header"
+	if n := strings.Count(log.String(), msg); n < 1 || n > 2 { // 2: the closes spanned a second
+		t.Fatalf("%d log lines for 5 closes in quick succession, want 1:\n%s", n, log.String())
+	}
+	if !strings.Contains(log.String(), "trusted=false") || !strings.Contains(log.String(), "remote=127.0.0.1:") {
+		t.Fatalf("log line: %s", log.String())
+	}
+}
+
 // TestProxyProtocolUntrustedServed: a client outside the trusted networks
 // is served as usual, with its own address (h2c by prior knowledge too).
 func TestProxyProtocolUntrustedServed(t *testing.T) {
