@@ -463,7 +463,7 @@ func TestProxyProtocolHeaderTimeout(t *testing.T) {
 		if got := r2.whoami("/whoami"); got != "203.0.113.52:1" {
 			t.Fatalf("/whoami %q", got)
 		}
-		if el := time.Since(start); el > timeout/2 {
+		if el := time.Since(start); el > timeout*4/5 { // held up, it would take the timeout
 			t.Fatalf("the second connection took %v: the silent one held it up", el)
 		}
 		r.expectClosed()
