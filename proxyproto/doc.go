@@ -52,7 +52,7 @@
 // version, CN, cipher, signature and key algorithms), NETNS, NOOP (skipped),
 // and CRC32C (4 bytes; the checksum of the whole header with its value zeroed
 // is verified, and a mismatch is [ErrChecksum]). ALPN, AUTHORITY, CRC32C,
-// UNIQUE_ID and SSL may appear once each; a second one is an error, so that
+// UNIQUE_ID, SSL and NETNS may appear once each; a second one is an error, so that
 // two parts of a system can never read different values from one header.
 // Unknown types (the custom, experimental and future ranges included) are
 // skipped once their length is validated: the specification tells receivers
