@@ -219,6 +219,8 @@ func TestParseV2(t *testing.T) {
 		{"TLV overruns by one", v2(0x21, 0x11, tcp4Block, []byte{tlvALPN, 0, 3, 'h', '2'}), want{}, ErrMalformed},
 		{"unknown TLV overruns", v2(0x21, 0x11, tcp4Block, []byte{0xe5, 0xff, 0xff, 1}), want{}, ErrMalformed},
 		{"two authorities", v2(0x21, 0x11, tcp4Block, tlv(tlvAuthority, "a"), tlv(tlvAuthority, "b")), want{}, ErrMalformed},
+		{"two NETNS", v2(0x21, 0x11, tcp4Block, tlv(tlvNetNS, "a"), tlv(tlvNetNS, "b")), want{}, ErrMalformed},
+		{"two SSL", v2(0x21, 0x11, tcp4Block, tlv(tlvSSL, "\x01\x00\x00\x00\x00"), tlv(tlvSSL, "\x01\x00\x00\x00\x00")), want{}, ErrMalformed},
 		{"authority not UTF-8", v2(0x21, 0x11, tcp4Block, tlv(tlvAuthority, "\xff")), want{}, ErrMalformed},
 		{"unique id of 129", v2(0x21, 0x11, tcp4Block, tlv(tlvUniqueID, strings.Repeat("u", 129))), want{}, ErrMalformed},
 		{"SSL of 4 bytes", v2(0x21, 0x11, tcp4Block, tlv(tlvSSL, "\x01\x00\x00\x00")), want{}, ErrMalformed},
