@@ -60,6 +60,8 @@ type Server struct {
 
 	loopsMu sync.Mutex
 	loops   map[gnet.EventLoop]*loopState
+
+	proxy proxyCounters // PROXY protocol outcomes (proxy.go)
 }
 
 // NewServer checks cfg and returns a server that runs h for every request.
@@ -86,6 +88,13 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 	}
 	if s.limit == nil {
 		s.limit = NewConnLimit(0)
+	}
+	if c.ProxyProtocol != nil {
+		pp, err := c.ProxyProtocol.normalized()
+		if err != nil {
+			return nil, err
+		}
+		s.cfg.ProxyProtocol = pp
 	}
 	s.clock.Store(time.Now().UnixNano())
 	return s, nil
@@ -251,7 +260,9 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
 	gc.SetContext(c)
 	s.loopFor(c.el).add(c)
-	if s.cfg.TLS != nil {
+	if s.cfg.ProxyProtocol != nil {
+		c.waitProxyHeader(s.cfg.ProxyProtocol) // TLS starts after the header
+	} else if s.cfg.TLS != nil {
 		c.openTLS(s.cfg.TLS)
 	}
 	s.conns.Add(1)

@@ -5,6 +5,7 @@
 //	    [-tls-addr 127.0.0.1:8443 [-cert cert.pem -key key.pem]] [-quickack=false]
 //	    [-max-conns N] [-static-dir DIR] [-middleware] [-http2=false]
 //	    [-reuseport] [-drain-delay D] [-health-addr 127.0.0.1:9101]
+//	    [-proxy-protocol 127.0.0.1,10.0.0.0/8]
 //
 // With -tls-addr it also serves the same routes over HTTPS; without -cert
 // and -key it makes an in-memory self-signed ECDSA P-256 certificate. Both
@@ -42,6 +43,9 @@
 //	                 two answer 501 with -inline)
 //	GET  /livez      200 "ok" while the process serves (draining included)
 //	GET  /readyz     200 "ok"; 503 "draining" from the moment SIGTERM arrives
+//	GET  /whoami     the client's address as the server sees it, "ip:port\n"
+//	                 (with -proxy-protocol, the one a trusted proxy's PROXY
+//	                 header gave)
 //
 // /events and /download need the worker pool: with -inline they answer 501.
 // /upload runs on the worker pool even with -inline.
@@ -56,6 +60,11 @@
 // finish (10 s at most). With -reuseport a new release can bind the same
 // addresses while this one drains (examples/restart/restart.sh); -health-addr
 // is a listener of this process alone, to probe its /readyz.
+//
+// With -proxy-protocol (a comma-separated list of trusted networks or
+// addresses) the -addr and -tls-addr listeners read the PROXY protocol, v1
+// or v2, from those peers (HAProxy's send-proxy, send-proxy-v2), before TLS;
+// other peers are served with their own address. -health-addr does not.
 package main
 
 import (
@@ -104,6 +113,7 @@ func main() {
 		gwist.WithQuickAck(*quickAck), gwist.WithMaxConns(*maxConns), gwist.WithHTTP2(*http2))...)
 	routes(app)
 	healthRoutes(app)
+	whoamiRoute(app)
 	static(app, *staticDir)
 	debugRoutes(app, *inline)
 	if *withMiddleware {
