@@ -14,7 +14,7 @@ import (
 
 // The tests in this file put a real HAProxy (Debian package haproxy) in
 // front of the example, as in production: its health checks poll /readyz
-// (every 100 ms, one failure marks a server down), it sends a PROXY v2
+// (every 100 ms, two failures in a row mark a server down), it sends a PROXY v2
 // header on every connection, checks included (the example runs with
 // -proxy-protocol 127.0.0.1), and it does not retry a failed request on
 // another server (retries 0), so any request the drain or the restart loses
@@ -27,7 +27,7 @@ frontend fe
 backend be
     option httpchk GET /readyz
     http-check expect status 200
-    default-server inter 100ms fall 1 rise 1
+    default-server inter 100ms fall 2 rise 1
 {{range $i, $a := .Data}}    server s{{$i}} {{$a}} send-proxy-v2 check check-send-proxy
 {{end}}`
 

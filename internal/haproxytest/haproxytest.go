@@ -34,13 +34,17 @@ import (
 
 // HTTPDefaults is a defaults section for HTTP tests: mode http, short
 // timeouts, and no retry on another server (retries 0), so a request a
-// server fails reaches the client instead of being hidden.
+// server fails reaches the client instead of being hidden. A health check
+// may take 2 s (timeout check): on a loaded test machine a check that
+// times out after the default (the check interval) would mark a healthy
+// server down.
 const HTTPDefaults = `defaults
     mode http
     log global
     timeout connect 2s
     timeout client 10s
     timeout server 10s
+    timeout check 2s
     retries 0
 `
 
