@@ -163,7 +163,7 @@ type Stats struct {
 	// MaxConns is the cap on open connections (WithMaxConns).
 	MaxConns int
 	// RefusedConns counts connections closed at once, unserved: beyond
-	// MaxConns, during Shutdown, or while descriptors ran out.
+	// MaxConns, or while descriptors ran out.
 	RefusedConns uint64
 	// AcceptErrors counts failed accepts (EMFILE, ENFILE, ENOBUFS, …).
 	AcceptErrors uint64

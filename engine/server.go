@@ -166,7 +166,7 @@ func (s *Server) DetachedResponses() int64 { return s.detached.Load() }
 func (s *Server) AcceptErrors() uint64 { return s.stats.acceptErrors.Load() }
 
 // RefusedConns counts connections closed at once, unserved: beyond the
-// ConnLimit, while draining, or taken from the backlog to be refused while
+// ConnLimit, or taken from the backlog to be refused while
 // descriptors ran out.
 func (s *Server) RefusedConns() uint64 { return s.stats.refused.Load() }
 
@@ -252,9 +252,9 @@ func (s *Server) loopFor(el gnet.EventLoop) *loopState {
 
 // OnOpen implements gnet.EventHandler.
 func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
-	if s.draining.Load() {
-		return nil, gnet.Close
-	}
+	// During a drain the connection is served all the same (see
+	// acceptLoop): its first response says Connection: close, and if it
+	// sends nothing the drain closes it as idle.
 	c := newConn(s, gc)
 	s.limit.open.Add(1)
 	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
