@@ -174,6 +174,8 @@ func TestWebSocketHandshakeErrors(t *testing.T) {
 	if resp, body := r.readResponse("GET"); resp.StatusCode != 200 || body != "plain\n" {
 		t.Fatalf("pipelined behind a refused handshake: %d %q", resp.StatusCode, body)
 	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
 	if rec.opened != 1 {
 		t.Errorf("opened %d, want 1", rec.opened)
 	}
