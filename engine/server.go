@@ -100,7 +100,7 @@ func (s *Server) Start(addr string) (net.Addr, error) {
 	if s.ln != nil {
 		return nil, errors.New("engine: Start called twice")
 	}
-	ln, err := listen(addr)
+	ln, err := listen(addr, s.cfg.ReusePort)
 	if err != nil {
 		return nil, fmt.Errorf("engine: listen %s: %w", addr, err)
 	}
