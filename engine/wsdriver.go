@@ -177,9 +177,11 @@ func (d *wsDriver) tick(now int64) {
 		return
 	}
 	if ws.closeSent {
-		if !ws.closeRecv && ws.closeAt != 0 && now >= ws.closeAt && !c.closeWhenDone {
+		if !ws.closeRecv && ws.closeAt != 0 && now >= ws.closeAt {
+			// The peer did not answer (or does not read): close without
+			// waiting for what it has not taken.
 			c.srv.logDebug("WebSocket: no close frame from the peer in time", c)
-			c.stopReading, c.closeWhenDone = true, true
+			c.abort()
 		}
 		return
 	}
