@@ -136,8 +136,13 @@ type WSConn struct {
 	subp    string
 	deflate *websocket.DeflateParams
 
+	// h2s: the HTTP/2 stream this WebSocket runs on (RFC 8441); nil for
+	// an upgraded HTTP/1.1 connection (wstransport.go).
+	h2s *h2Stream
 	// Loop only (the driver, wsdriver.go).
 	r         *websocket.Reader
+	h2in      []byte // HTTP/2: received bytes not yet fed to r
+	inEnded   bool   // HTTP/2: nothing more is read
 	lastRead  int64 // server clock of the last bytes received
 	lastData  int64 // of the last data message either way (IdleTimeout)
 	pingSent  int64 // server clock of the unanswered ping; 0 = none
@@ -162,7 +167,7 @@ type WSConn struct {
 	closeCode   websocket.CloseCode
 	closeReason string
 	writeDone   bool          // no more writes: a close frame is queued, or the connection is gone
-	gone        bool          // OnClose ran (the fd is no longer ours)
+	isGone      bool          // the transport is gone (OnClose ran, or the stream ended)
 	wake        chan struct{} // closed when blocked writers may retry
 	deflater    *websocket.Deflater
 	// The callbacks' queue (wsevents.go).
@@ -296,7 +301,7 @@ func (ws *WSConn) Close(code websocket.CloseCode, reason string) error {
 // schedule queues a flush on the loop unless one is queued or the loop
 // flushes anyway. Called with mu held.
 func (ws *WSConn) schedule() {
-	if ws.scheduled || ws.onLoop || ws.gone {
+	if ws.scheduled || ws.onLoop || ws.isGone {
 		return
 	}
 	ws.scheduled = true
@@ -320,28 +325,34 @@ type wsFlush WSConn
 func (f *wsFlush) Run(context.Context) error {
 	ws := (*WSConn)(f)
 	c := ws.c
-	if c.closed || c.proto != protocol((*wsDriver)(ws)) {
+	if c.closed || !ws.live() {
 		ws.mu.Lock()
 		ws.scheduled = false
 		ws.mu.Unlock()
 		return nil
 	}
 	c.beginLoopTask()
-	c.finishCallback() // endCallback flushes (wsdriver.go)
+	if s := ws.h2s; s != nil {
+		ws.flushOut()
+		s.d.output()
+	}
+	c.finishCallback() // over HTTP/1, endCallback flushes (wsdriver.go)
 	return nil
 }
 
-// flushOut moves what writers queued to the output: shared frames are
-// written as they are, the connection's own bytes through c.out, and a
-// requested close frame last. Loop only.
+// flushOut moves what writers queued to the transport's output: over
+// HTTP/1, shared frames are written as they are and the connection's own
+// bytes go through c.out; over HTTP/2 both become the stream's DATA. A
+// requested close frame goes last. Loop only.
 func (ws *WSConn) flushOut() {
 	c := ws.c
+	s := ws.h2s
 	ws.mu.Lock()
 	ws.scheduled = false
 	shared := ws.shared
 	if len(shared) > 0 {
 		ws.shared = nil
-		if len(c.out) > 0 {
+		if s == nil && len(c.out) > 0 {
 			c.writeWire(c.out)
 			c.out = c.out[:0]
 		}
@@ -349,30 +360,42 @@ func (ws *WSConn) flushOut() {
 			if c.closed {
 				break
 			}
-			c.writeWire(f)
+			if s != nil {
+				s.pend = append(s.pend, f...)
+			} else {
+				c.writeWire(f)
+			}
 		}
 	}
+	out := ws.outBuf()
 	if len(ws.buf) > 0 {
-		c.out = append(c.out, ws.buf...)
+		*out = append(*out, ws.buf...)
 	}
 	ws.giveBuf()
 	ws.queuedLen = 0
 	if ws.closeReq && !ws.closeSent {
 		ws.closeReq = false
 		ws.closeSent = true
-		c.out = websocket.AppendClose(c.out, ws.closeCode, ws.closeReason)
+		*out = websocket.AppendClose(*out, ws.closeCode, ws.closeReason)
 		ws.closeAt = c.srv.now() + int64(ws.cfg.CloseTimeout)
 	}
 	ws.mu.Unlock()
+	ws.pumpOut()
 }
 
-// noteBacklog records gnet's outbound buffer for the writers' cap and wakes
+// noteBacklog records what the transport holds for the writers' cap (gnet's
+// outbound buffer, or the HTTP/2 stream's bytes not yet framed) and wakes
 // the writers blocked on it once it is under the cap. Loop only.
 func (ws *WSConn) noteBacklog() {
 	if ws.c.closed {
 		return
 	}
-	ob := int64(ws.c.gc.OutboundBuffered())
+	var ob int64
+	if s := ws.h2s; s != nil {
+		ob = int64(len(s.pend))
+	} else {
+		ob = int64(ws.c.gc.OutboundBuffered())
+	}
 	ws.backlog.Store(ob)
 	if ob < int64(ws.cfg.MaxQueued) {
 		ws.mu.Lock()
