@@ -143,14 +143,14 @@ type WSConn struct {
 	r         *websocket.Reader
 	h2in      []byte // HTTP/2: received bytes not yet fed to r
 	inEnded   bool   // HTTP/2: nothing more is read
-	lastRead  int64 // server clock of the last bytes received
-	lastData  int64 // of the last data message either way (IdleTimeout)
-	pingSent  int64 // server clock of the unanswered ping; 0 = none
-	closeAt   int64 // deadline for the peer's close frame; 0 = not waiting
-	closeRecv bool  // the peer's close frame arrived
-	closeSent bool  // the close frame is in the output
-	paused    bool  // reading stopped: the read queue is full
-	openDone  bool  // counted in Server.wsconns
+	lastRead  int64  // server clock of the last bytes received
+	lastData  int64  // of the last data message either way (IdleTimeout)
+	pingSent  int64  // server clock of the unanswered ping; 0 = none
+	closeAt   int64  // deadline for the peer's close frame; 0 = not waiting
+	closeRecv bool   // the peer's close frame arrived
+	closeSent bool   // the close frame is in the output
+	paused    bool   // reading stopped: the read queue is full
+	openDone  bool   // counted in Server.wsconns
 
 	mu sync.Mutex
 	// The write side: framed output waiting for the loop. shared holds
