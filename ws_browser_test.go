@@ -2,8 +2,10 @@ package gwist_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,3 +94,43 @@ func portOf(addr string) string {
 	_, port, _ := strings.Cut(addr, ":")
 	return port
 }
+
+// Headless Chromium on a page served over HTTP/2 (TLS, ALPN h2), with
+// SETTINGS_ENABLE_CONNECT_PROTOCOL advertised: the page's WebSocket works,
+// and when Chromium opens it as an extended CONNECT on the page's
+// connection (RFC 8441) the handler sees it over HTTP/2. Skipped, after
+// checking the page, where Chromium keeps WebSockets on HTTP/1.1.
+func TestWebSocketChromiumHTTP2(t *testing.T) {
+	chromium := findChromium()
+	if chromium == "" {
+		t.Skip("no chromium to run a headless browser (apt-get install chromium)")
+	}
+	rec := &echoRecorder{}
+	var overH2 atomic.Int32
+	h := rec.handler(gwist.WSConfig{})
+	h.OnOpen = func(ws *gwist.WSConn) {
+		if ws.OverHTTP2() {
+			overH2.Add(1)
+		}
+	}
+	app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
+	app.GET("/", func(c *gwist.Ctx) error { return c.Bytes(200, "text/html; charset=utf-8", []byte(wsBrowserPage)) })
+	app.GET("/ws", gwist.WebSocket(h))
+	addr := startTLS(t, app, serverTLSConfig(t))
+	const want = `data-result="closed:1000:text:héllo|bin:0,1,255"`
+	if dom := chromiumDOM(t, chromium, "https://localhost:"+portOf(addr)+"/", append([]string{"--ignore-certificate-errors"}, chromiumH2Flags...)...); !strings.Contains(dom, want) {
+		t.Fatalf("page result:\n%s", dom)
+	}
+	waitFor(t, 5*time.Second, "OnClose", func() bool { return len(rec.closed()) == 1 })
+	if overH2.Load() != 1 {
+		// Debian's Chromium 148 loads the page over h2 but opens its
+		// WebSocket on a new HTTP/1.1 connection even with the setting
+		// advertised; the page works either way. TestWebSocketHTTP2
+		// covers RFC 8441 with x/net's Framer.
+		t.Skipf("Chromium opened its WebSocket over HTTP/1.1, not RFC 8441 (page streams on h2: %d); set CHROMIUM_H2_FLAGS to try flags",
+			app.Stats().HTTP2.StreamsOpened)
+	}
+}
+
+// chromiumH2Flags: extra flags for the RFC 8441 test (CHROMIUM_H2_FLAGS).
+var chromiumH2Flags = strings.Fields(os.Getenv("CHROMIUM_H2_FLAGS"))

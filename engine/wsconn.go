@@ -184,6 +184,10 @@ type WSConn struct {
 // Subprotocol is the subprotocol the handshake selected ("" for none).
 func (ws *WSConn) Subprotocol() string { return ws.subp }
 
+// OverHTTP2 reports whether the WebSocket runs on an HTTP/2 stream (RFC
+// 8441) rather than on an upgraded HTTP/1.1 connection.
+func (ws *WSConn) OverHTTP2() bool { return ws.h2s != nil }
+
 // Compressed reports whether permessage-deflate was negotiated.
 func (ws *WSConn) Compressed() bool { return ws.deflate != nil }
 
