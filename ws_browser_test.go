@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,18 +16,24 @@ import (
 
 // wsBrowserPage opens a WebSocket to the page's own host, sends a text and
 // a binary message, checks the echoes, closes with 1000 and reports in the
-// body's data-result.
-const wsBrowserPage = `<!doctype html><body data-result="pending"><script>
-const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
-ws.binaryType = "arraybuffer";
-const got = [];
-ws.onopen = () => { ws.send("héllo"); ws.send(new Uint8Array([0, 1, 255]).buffer); };
-ws.onmessage = (e) => {
-  got.push(typeof e.data === "string" ? "text:" + e.data : "bin:" + Array.from(new Uint8Array(e.data)).join(","));
-  if (got.length === 2) ws.close(1000, "done");
-};
-ws.onclose = (e) => document.body.setAttribute("data-result", "closed:" + e.code + ":" + got.join("|"));
-ws.onerror = () => document.body.setAttribute("data-result", "error");
+// body's data-result. Its image /hold, which the server answers once the
+// WebSocket has closed, holds the page's load event (after which Chromium
+// dumps the DOM) while the socket works.
+const wsBrowserPage = `<!doctype html><body data-result="pending"><img src="/hold"><script>
+// After a first fetch, so that an HTTP/2 page's connection (and its
+// SETTINGS) is established when the socket looks for one.
+fetch("/").then(() => {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  ws.binaryType = "arraybuffer";
+  const got = [];
+  ws.onopen = () => { ws.send("héllo"); ws.send(new Uint8Array([0, 1, 255]).buffer); };
+  ws.onmessage = (e) => {
+    got.push(typeof e.data === "string" ? "text:" + e.data : "bin:" + Array.from(new Uint8Array(e.data)).join(","));
+    if (got.length === 2) ws.close(1000, "done");
+  };
+  ws.onclose = (e) => document.body.setAttribute("data-result", "closed:" + e.code + ":" + got.join("|"));
+  ws.onerror = () => document.body.setAttribute("data-result", "error");
+});
 </script></body>`
 
 func findChromium() string {
@@ -37,14 +45,13 @@ func findChromium() string {
 	return ""
 }
 
-// chromiumDOM loads url in headless Chromium and returns the DOM after
-// the page's scripts ran (virtual time lets the socket's events finish).
+// chromiumDOM loads url in headless Chromium and returns the DOM once the
+// page has loaded.
 func chromiumDOM(t *testing.T, chromium, url string, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	args := append([]string{"--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--virtual-time-budget=10000"}, extra...)
+	args := append([]string{"--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run"}, extra...)
 	out, err := exec.CommandContext(ctx, chromium, append(args, "--dump-dom", url)...).Output()
 	if err != nil {
 		t.Fatalf("chromium %s: %v", url, err)
@@ -64,6 +71,7 @@ func TestWebSocketChromium(t *testing.T) {
 		app := gwist.New(gwist.WithLogger(discardLogger()))
 		app.GET("/", func(c *gwist.Ctx) error { return c.Bytes(200, "text/html; charset=utf-8", []byte(wsBrowserPage)) })
 		app.GET("/ws", gwist.WebSocket(rec.handler(gwist.WSConfig{})))
+		app.GET("/hold", holdUntilClosed(rec))
 		return app
 	}
 	plainRec, tlsRec := &echoRecorder{}, &echoRecorder{}
@@ -87,6 +95,18 @@ func TestWebSocketChromium(t *testing.T) {
 				t.Fatalf("OnClose %d, want 1000", got)
 			}
 		})
+	}
+}
+
+// holdUntilClosed answers once rec has seen a WebSocket close (or after
+// 20 s).
+func holdUntilClosed(rec *echoRecorder) gwist.HandlerFunc {
+	return func(c *gwist.Ctx) error {
+		deadline := time.Now().Add(20 * time.Second)
+		for len(rec.closed()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		return c.Bytes(200, "image/gif", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"))
 	}
 }
 
@@ -116,6 +136,19 @@ func TestWebSocketChromiumHTTP2(t *testing.T) {
 	app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
 	app.GET("/", func(c *gwist.Ctx) error { return c.Bytes(200, "text/html; charset=utf-8", []byte(wsBrowserPage)) })
 	app.GET("/ws", gwist.WebSocket(h))
+	app.GET("/hold", holdUntilClosed(rec))
+	var seenMu sync.Mutex
+	var seen []string
+	app.Use(func(next gwist.HandlerFunc) gwist.HandlerFunc {
+		return func(c *gwist.Ctx) error {
+			err := next(c)
+			seenMu.Lock()
+			seen = append(seen, c.Method()+" "+c.Path()+" "+strconv.Itoa(c.Request().ProtoMajor))
+			seenMu.Unlock()
+			return err
+		}
+	})
+	defer func() { seenMu.Lock(); t.Logf("requests: %q", seen); seenMu.Unlock() }()
 	addr := startTLS(t, app, serverTLSConfig(t))
 	const want = `data-result="closed:1000:text:héllo|bin:0,1,255"`
 	if dom := chromiumDOM(t, chromium, "https://localhost:"+portOf(addr)+"/", append([]string{"--ignore-certificate-errors"}, chromiumH2Flags...)...); !strings.Contains(dom, want) {
