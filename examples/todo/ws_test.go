@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gwist/gwist"
 	"github.com/gwist/gwist/websocket"
 )
 
@@ -87,6 +88,21 @@ func TestBrowserWebSocket(t *testing.T) {
 		t.Skip("no chromium to run a headless browser (apt-get install chromium)")
 	}
 	app, h := newApp(quietLogger(), "http://localhost:3000")
+	// The page's list request waits until the todo exists: a request in
+	// flight keeps Chromium's virtual time (and the DOM dump) from running
+	// out while the socket connects under load.
+	created := make(chan struct{})
+	app.Use(func(next gwist.HandlerFunc) gwist.HandlerFunc {
+		return func(c *gwist.Ctx) error {
+			if c.Method() == "GET" && c.Path() == "/api/todos" {
+				select {
+				case <-created:
+				case <-time.After(20 * time.Second):
+				}
+			}
+			return next(c)
+		}
+	})
 	addr, err := app.Start("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +114,7 @@ func TestBrowserWebSocket(t *testing.T) {
 	})
 	base := "http://" + addr.String()
 	go func() {
+		defer close(created)
 		deadline := time.Now().Add(20 * time.Second)
 		for h.ws.Len() == 0 && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
