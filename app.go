@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gwist/gwist/engine"
@@ -38,6 +39,11 @@ type App struct {
 
 	goneErrs goneErrors // handler errors after the client left: see DefaultErrorHandler
 
+	readyChecks []readyCheck  // AddReadinessCheck; fixed at Start
+	draining    atomic.Bool   // Shutdown began: Readyz answers 503
+	drainOnce   sync.Once     // the drain delay, then closing drained
+	drained     chan struct{} // closed as the listeners close: see Draining
+
 	mu      sync.Mutex
 	frozen  bool
 	workers *engine.Workers
@@ -63,7 +69,7 @@ type route struct {
 
 // New returns an App configured by opts.
 func New(opts ...Option) *App {
-	a := &App{cfg: defaultConfig(), router: router.New[*route]()}
+	a := &App{cfg: defaultConfig(), router: router.New[*route](), drained: make(chan struct{})}
 	for _, o := range opts {
 		o(&a.cfg)
 	}
@@ -255,11 +261,30 @@ func (a *App) Addrs() []net.Addr {
 	return out
 }
 
-// Shutdown stops accepting connections, closes idle ones, waits for
-// in-flight requests to finish and their responses to be written, and stops
-// every listener. If ctx ends first the remaining connections are closed,
-// their requests' contexts are cancelled, and ctx's error is returned.
+// Shutdown drains the App and stops it. At once Readyz starts answering 503
+// (a balancer polling it stops sending new work); after the WithDrainDelay
+// delay (none by default) every listener closes, so the kernel refuses new
+// connections; idle keep-alive connections are closed, HTTP/1.1 responses
+// in flight carry Connection: close, HTTP/2 connections get a GOAWAY,
+// SSE feeds and Ctx.SSE streams end (Draining's channel closes), and
+// requests in flight run to their end and their responses are written.
+// Shutdown returns nil when all of it
+// is done. If ctx ends first, the connections still open are closed, their
+// requests' contexts cancelled, and Shutdown returns a *ShutdownError that
+// says how many were cut and wraps ctx's error.
 func (a *App) Shutdown(ctx context.Context) error {
+	a.draining.Store(true)
+	a.drainOnce.Do(func() {
+		if d := a.cfg.drainDelay; d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+			}
+		}
+		close(a.drained)
+	})
 	a.mu.Lock()
 	servers := append([]*engine.Server(nil), a.servers...)
 	workers := a.workers
@@ -281,5 +306,13 @@ func (a *App) Shutdown(ctx context.Context) error {
 		}
 		_ = workers.Release(wait)
 	}
-	return errors.Join(errs...)
+	cut := 0
+	for _, s := range servers {
+		cut += s.CutConns()
+	}
+	err := errors.Join(errs...)
+	if err != nil && ctx.Err() != nil {
+		return &ShutdownError{Cut: cut, Err: err}
+	}
+	return err
 }

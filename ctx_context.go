@@ -3,6 +3,7 @@ package gwist
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,6 +50,40 @@ type requestContext Ctx
 func (r *requestContext) Deadline() (time.Time, bool) { return r.ex.Context().Deadline() }
 func (r *requestContext) Done() <-chan struct{}       { return r.ex.Context().Done() }
 func (r *requestContext) Err() error                  { return r.ex.Context().Err() }
+
+// AfterFunc makes context.WithCancel, WithTimeout and AfterFunc on the
+// request's context take its done channel now, on the handler's goroutine.
+// Without it the context package starts a goroutine that calls Done later,
+// when this Ctx may already serve another request (a data race, and a wait
+// on the wrong request).
+func (r *requestContext) AfterFunc(f func()) (stop func() bool) {
+	return afterDone(r.Done(), f)
+}
+
+// afterDone runs f on its own goroutine once done is closed, unless stop
+// is called first (stop reports whether it stopped f), as
+// context.AfterFunc does.
+func afterDone(done <-chan struct{}, f func()) (stop func() bool) {
+	const pending, ran, stopped = 0, 1, 2
+	var state atomic.Int32
+	stopCh := make(chan struct{})
+	go func() {
+		select {
+		case <-done:
+			if state.CompareAndSwap(pending, ran) {
+				f()
+			}
+		case <-stopCh:
+		}
+	}()
+	return func() bool {
+		if state.CompareAndSwap(pending, stopped) {
+			close(stopCh)
+			return true
+		}
+		return false
+	}
+}
 
 func (r *requestContext) Value(key any) any {
 	if _, ok := key.(requestContextKey); ok {

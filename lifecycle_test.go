@@ -164,8 +164,10 @@ func TestShutdownDeadlineForcesClose(t *testing.T) {
 	<-started // in flight: otherwise Shutdown may find an idle connection and succeed
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	if err := app.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Shutdown = %v, want deadline exceeded", err)
+	err = app.Shutdown(ctx)
+	var se *gwist.ShutdownError
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &se) || se.Cut != 1 {
+		t.Fatalf("Shutdown = %v, want a ShutdownError (1 cut) wrapping deadline exceeded", err)
 	}
 	r.expectClosed()
 }

@@ -20,6 +20,7 @@ type config struct {
 	tls                   tlsstate.Config
 	sseHeartbeat          time.Duration
 	maxInlineFile         int64 // WithMaxInlineFileBytes (file.go)
+	drainDelay            time.Duration
 }
 
 func defaultConfig() config {
@@ -182,3 +183,11 @@ func WithMaxParkedHandshakes(n int) Option {
 // `Upgrade: h2c` on a request without a body. Handlers do not
 // change: Ctx.Protocol says which one a request came on.
 func WithHTTP2(on bool) Option { return func(c *config) { c.engine.HTTP2 = on } }
+
+// WithDrainDelay makes Shutdown wait d between turning readiness off
+// (Readyz answers 503) and closing the listeners, serving as usual
+// meanwhile, so that a load balancer polling Readyz takes the server out of
+// rotation before it stops accepting (set d above the balancer's check
+// interval times its failure threshold). Default 0: the listeners close at
+// once. A Shutdown context that ends during the delay cuts it short.
+func WithDrainDelay(d time.Duration) Option { return func(c *config) { c.drainDelay = d } }

@@ -35,6 +35,7 @@ var ErrSSEField = errors.New("gwist: SSE id or event contains a line break or NU
 // called from any goroutine while the function given to Ctx.SSE runs.
 type SSE struct {
 	c    *Ctx
+	done chan struct{} // see Done
 	mu   sync.Mutex
 	buf  []byte
 	sent bool // something was written since the last heartbeat tick
@@ -54,12 +55,10 @@ func (c *Ctx) SSE(fn func(s *SSE) error) error {
 	if err := c.startEventStream(c.Flush); err != nil {
 		return err
 	}
-	s := &SSE{c: c}
-	if every := c.app.sseHeartbeat(); every > 0 {
-		stop, stopped := make(chan struct{}), make(chan struct{})
-		go s.heartbeat(every, stop, stopped)
-		defer func() { close(stop); <-stopped }()
-	}
+	s := &SSE{c: c, done: make(chan struct{})}
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go s.watch(c.app.sseHeartbeat(), stop, stopped)
+	defer func() { close(stop); <-stopped }()
 	return fn(s)
 }
 
@@ -94,8 +93,10 @@ func (a *App) sseHeartbeat() time.Duration {
 }
 
 // Done is closed when the client has gone away (or the server closed the
-// connection).
-func (s *SSE) Done() <-chan struct{} { return s.c.Context().Done() }
+// connection), and when the App drains (Shutdown closes its listeners; see
+// App.Draining): fn should then return, ending the stream cleanly, and the
+// client's EventSource reconnects.
+func (s *SSE) Done() <-chan struct{} { return s.done }
 
 // Send writes one event and sends it at once (blocking while the client is
 // too far behind; see WithMaxStreamQueued).
@@ -166,28 +167,40 @@ func appendLines(b []byte, prefix, text string) []byte {
 	}
 }
 
-// heartbeat sends a comment every interval in which nothing was sent.
-func (s *SSE) heartbeat(every time.Duration, stop <-chan struct{}, stopped chan<- struct{}) {
+// watch closes done when the client goes or the App drains, and sends a
+// heartbeat comment every interval in which nothing was sent (none when
+// every <= 0). It returns when stop closes.
+func (s *SSE) watch(every time.Duration, stop <-chan struct{}, stopped chan<- struct{}) {
 	defer close(stopped)
-	t := time.NewTicker(every)
-	defer t.Stop()
+	var tick <-chan time.Time
+	if every > 0 {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		tick = t.C
+	}
+	gone, drained := s.c.Context().Done(), s.c.app.Draining()
 	for {
 		select {
 		case <-stop:
 			return
-		case <-s.Done():
-			return
-		case <-t.C:
+		case <-gone:
+		case <-drained:
+		case <-tick:
+			s.beat()
+			continue
 		}
-		s.mu.Lock()
-		var err error
-		if !s.sent {
-			err = s.write(append(s.buf[:0], ":\n\n"...))
-		}
-		s.sent = false
-		s.mu.Unlock()
-		if err != nil {
-			return
-		}
+		close(s.done)
+		<-stop
+		return
 	}
+}
+
+// beat sends a heartbeat comment if nothing was sent since the last one.
+func (s *SSE) beat() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.sent && s.err == nil {
+		_ = s.write(append(s.buf[:0], ":\n\n"...)) // a failure is Send's to report
+	}
+	s.sent = false
 }

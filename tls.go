@@ -190,6 +190,11 @@ type Stats struct {
 	// buffered for its handler (PeakBodyBuffered), each the largest over
 	// the listeners.
 	Backpressure engine.PipeStats
+	// Proxy counts what the ProxyProtocol listeners did with their
+	// connections' headers: accepted with a client address, accepted
+	// without one (LOCAL), and each reason for a close (Proxy.Errors() is
+	// their sum).
+	Proxy engine.ProxyStats
 	// ClientGoneErrors counts errors that handlers returned to
 	// DefaultErrorHandler after their request's context was cancelled
 	// (client gone or forced shutdown); their log lines are rate-limited.
@@ -225,6 +230,7 @@ func (a *App) Stats() Stats {
 		st.RefusedConns += s.RefusedConns()
 		st.AcceptErrors += s.AcceptErrors()
 		addPipeStats(&st.Backpressure, s.PipeStats())
+		st.Proxy.Add(s.ProxyStats())
 		if ts := s.TLS(); ts != nil {
 			addTLSStats(&st.TLS, ts.Stats())
 		}

@@ -1,10 +1,12 @@
 package gwist_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gwist/gwist"
 )
@@ -75,4 +77,38 @@ func TestRequestValuesSurviveTheHandler(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A context derived from the request's (WithTimeout, as a handler that
+// calls a database does) is safe after the handler returns and its Ctx is
+// reused: the context package's watcher must not read the Ctx later. Under
+// -race this failed before requestContext.AfterFunc.
+func TestDerivedContextOutlivesTheRequestSafely(t *testing.T) {
+	app := gwist.New(gwist.WithLogger(discardLogger()))
+	app.GET("/", func(c *gwist.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.Context(), time.Second)
+		defer cancel()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return c.String(200, "ok")
+	})
+	app.GET("/cancelled", func(c *gwist.Ctx) error {
+		ctx, cancel := context.WithCancel(c.Context())
+		defer cancel()
+		<-ctx.Done() // the client leaves: the derived context ends too
+		return nil
+	})
+	addr := startApp(t, app)
+	c := newClient(t)
+	for i := 0; i < 200; i++ {
+		if resp, body := get(t, c, "http://"+addr+"/"); resp.StatusCode != 200 || body != "ok" {
+			t.Fatalf("%d %q", resp.StatusCode, body)
+		}
+	}
+	r := dialRaw(t, addr)
+	r.send("GET /cancelled HTTP/1.1\r\nHost: x\r\n\r\n")
+	waitFor(t, 2*time.Second, "the handler to start", func() bool { return app.Stats().Handlers == 1 })
+	r.c.Close()
+	waitFor(t, 2*time.Second, "the derived context to end with the client", func() bool { return app.Stats().Handlers == 0 })
 }

@@ -45,6 +45,7 @@ type Server struct {
 	acceptLog  rateLog
 	runDone    chan struct{}
 	draining   atomic.Bool
+	cut        atomic.Int64 // connections Shutdown closed when its context ended
 	stopped    atomic.Bool
 	conns      atomic.Int64
 	detached   atomic.Int64 // detached responses open (detached.go)
@@ -60,6 +61,8 @@ type Server struct {
 
 	loopsMu sync.Mutex
 	loops   map[gnet.EventLoop]*loopState
+
+	proxy proxyCounters // PROXY protocol outcomes (proxy.go)
 }
 
 // NewServer checks cfg and returns a server that runs h for every request.
@@ -86,6 +89,13 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 	}
 	if s.limit == nil {
 		s.limit = NewConnLimit(0)
+	}
+	if c.ProxyProtocol != nil {
+		pp, err := c.ProxyProtocol.normalized()
+		if err != nil {
+			return nil, err
+		}
+		s.cfg.ProxyProtocol = pp
 	}
 	s.clock.Store(time.Now().UnixNano())
 	return s, nil
@@ -164,6 +174,10 @@ func (s *Server) AcceptErrors() uint64 { return s.stats.acceptErrors.Load() }
 // descriptors ran out.
 func (s *Server) RefusedConns() uint64 { return s.stats.refused.Load() }
 
+// CutConns is the number of connections Shutdown closed unfinished because
+// its context ended first (0 until then).
+func (s *Server) CutConns() int { return int(s.cut.Load()) }
+
 // Shutdown closes the listener first (from then on the kernel refuses new
 // connections), closes idle connections, lets in-flight requests finish and
 // their responses flush (each with Connection: close), then stops the loops.
@@ -191,6 +205,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		case <-wait.C:
 			s.sweepAll()
 		}
+	}
+	if err != nil {
+		s.cut.Store(s.conns.Load())
 	}
 	close(s.stopTick)
 	<-s.tickDone
@@ -247,7 +264,9 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
 	gc.SetContext(c)
 	s.loopFor(c.el).add(c)
-	if s.cfg.TLS != nil {
+	if s.cfg.ProxyProtocol != nil {
+		c.waitProxyHeader(s.cfg.ProxyProtocol) // TLS starts after the header
+	} else if s.cfg.TLS != nil {
 		c.openTLS(s.cfg.TLS)
 	}
 	s.conns.Add(1)

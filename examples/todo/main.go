@@ -53,8 +53,8 @@ func main() {
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	app, _ := newApp(logger, *origin)
-	// Catch the signals before saying we listen: a SIGTERM right after
-	// the line must stop us gracefully, not kill us.
+	// Catch the signals before saying "listening": a SIGTERM sent as soon
+	// as that line is read must drain, not kill.
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	bound, err := app.Start(*addr)
