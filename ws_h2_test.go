@@ -155,8 +155,14 @@ func (c *h2wsClient) next() websocket.Event {
 // the client's initial window), the close handshake ends the stream, and
 // a request without a WebSocket route is not a WebSocket.
 func TestWebSocketHTTP2(t *testing.T) {
+	for _, inline := range []bool{false, true} {
+		t.Run(map[bool]string{false: "workers", true: "inline"}[inline], func(t *testing.T) { testWebSocketHTTP2(t, inline) })
+	}
+}
+
+func testWebSocketHTTP2(t *testing.T, inline bool) {
 	rec := &echoRecorder{}
-	app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
+	app := gwist.New(gwist.WithHTTP2(true), gwist.WithInline(inline), gwist.WithLogger(discardLogger()))
 	app.GET("/ws", gwist.WebSocket(rec.handler(gwist.WSConfig{})))
 	app.GET("/other", func(c *gwist.Ctx) error { return c.String(200, "not a websocket\n") })
 	plain := startApp(t, app)
