@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -217,4 +218,48 @@ func testWebSocketHTTP2(t *testing.T, inline bool) {
 			}
 		})
 	}
+}
+
+// Over HTTP/2 the read queue's cap holds the stream's window: while the
+// callbacks are blocked, the server credits back only what its frame
+// reader took (the queue's messages), not what the peer keeps sending.
+func TestWebSocketHTTP2ReadBackpressure(t *testing.T) {
+	release := make(chan struct{})
+	var got atomic.Int64
+	app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
+	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{
+		OnMessage: func(ws *gwist.WSConn, op gwist.Opcode, data []byte) {
+			<-release
+			got.Add(1)
+		},
+		Config: gwist.WSConfig{MaxReadQueue: 4},
+	}))
+	c := dialH2WS(t, startApp(t, app), false, "/ws")
+	if c.status != "200" {
+		t.Fatalf(":status %q", c.status)
+	}
+	const n, size = 40, 10 << 10 // 400 KB, within the server's 1 MiB stream window
+	msg := bytes.Repeat([]byte("q"), size)
+	for range n {
+		c.send(websocket.OpBinary, msg)
+	}
+	// Count the stream's WINDOW_UPDATEs for a while.
+	credited := 0
+	_ = c.conn.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+	for {
+		f, err := c.fr.ReadFrame()
+		if err != nil {
+			break
+		}
+		if wu, ok := f.(*xh2.WindowUpdateFrame); ok && wu.StreamID == 1 {
+			credited += int(wu.Increment)
+		}
+	}
+	// The queue's 4 messages, the one OnMessage holds, and the reader's
+	// current one: about 6 messages, far from 40.
+	if credited > 8*(size+14) {
+		t.Fatalf("%d bytes credited while the callbacks were blocked", credited)
+	}
+	close(release)
+	waitFor(t, 5*time.Second, "every message delivered", func() bool { return got.Load() == n })
 }
