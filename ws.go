@@ -89,16 +89,28 @@ type WSHandler struct {
 
 // WebSocket returns a handler that answers the WebSocket handshake with h
 // (see Ctx.WebSocket): app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{...})).
+// With HTTP/2 on, an App with such a route accepts WebSocket over HTTP/2
+// too (RFC 8441).
+//
+//go:noinline
 func WebSocket(h *WSHandler) HandlerFunc {
 	h.prepare()
-	return func(c *Ctx) error { return c.WebSocket(h) }
+	return (&wsRoute{h}).serve
 }
 
-// wsRoutePC is the code of the handlers WebSocket returns: an App with such
-// a route advertises RFC 8441 over HTTP/2 (isWebSocketRoute).
-var wsRoutePC = reflect.ValueOf(WebSocket(&WSHandler{})).Pointer()
+// wsRoute is WebSocket's handler. The App recognises it by its code
+// (isWebSocketRoute): a method value's code is its method's wrapper
+// whatever the call site, where a closure's may be a copy per inlined
+// call.
+type wsRoute struct{ h *WSHandler }
 
-// isWebSocketRoute reports whether h was made by WebSocket.
+func (r *wsRoute) serve(c *Ctx) error { return c.WebSocket(r.h) }
+
+// wsRoutePC is the code of the handlers WebSocket returns.
+var wsRoutePC = reflect.ValueOf((&wsRoute{}).serve).Pointer()
+
+// isWebSocketRoute reports whether h was made by WebSocket: an App with
+// such a route advertises RFC 8441 over HTTP/2.
 func isWebSocketRoute(h HandlerFunc) bool { return reflect.ValueOf(h).Pointer() == wsRoutePC }
 
 func (h *WSHandler) prepare() {
