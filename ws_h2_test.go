@@ -238,7 +238,7 @@ func TestWebSocketHTTP2ReadBackpressure(t *testing.T) {
 	if c.status != "200" {
 		t.Fatalf(":status %q", c.status)
 	}
-	const n, size = 40, 10 << 10 // 400 KB, within the server's 1 MiB stream window
+	const n, size = 90, 10 << 10 // 900 KB: within the server's 1 MiB stream window, past the half at which it credits
 	msg := bytes.Repeat([]byte("q"), size)
 	for range n {
 		c.send(websocket.OpBinary, msg)
@@ -256,7 +256,7 @@ func TestWebSocketHTTP2ReadBackpressure(t *testing.T) {
 		}
 	}
 	// The queue's 4 messages, the one OnMessage holds, and the reader's
-	// current one: about 6 messages, far from 40.
+	// current one: about 6 messages, far from 90.
 	if credited > 8*(size+14) {
 		t.Fatalf("%d bytes credited while the callbacks were blocked", credited)
 	}
