@@ -345,3 +345,55 @@ func TestWebSocketServerClose(t *testing.T) {
 		t.Fatalf("OnClose %d", got)
 	}
 }
+
+// WSHandler.CheckOrigin replaces the same-host rule: here it allows one
+// other origin and refuses requests without an Origin.
+func TestWebSocketCheckOrigin(t *testing.T) {
+	app := gwist.New(gwist.WithLogger(discardLogger()))
+	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{
+		CheckOrigin: func(c *gwist.Ctx) bool { return c.Header("Origin") == "https://app.example" },
+	}))
+	addr := startApp(t, app)
+	req := func(origin string) int {
+		h := "GET /ws HTTP/1.1\r\nHost: " + addr + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+			"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+		if origin != "" {
+			h += "Origin: " + origin + "\r\n"
+		}
+		r := dialRaw(t, addr)
+		r.send(h + "\r\n")
+		status, err := readHead(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status
+	}
+	for origin, want := range map[string]int{"https://app.example": 101, "http://" + addr: 403, "": 403, "https://evil.example": 403} {
+		if got := req(origin); got != want {
+			t.Errorf("Origin %q: %d, want %d", origin, got, want)
+		}
+	}
+}
+
+// Misuse of the write side fails clearly instead of sending bad frames.
+func TestWebSocketWriteMisuse(t *testing.T) {
+	errs := make(chan [3]error, 1)
+	app := gwist.New(gwist.WithLogger(discardLogger()))
+	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{
+		OnOpen: func(ws *gwist.WSConn) {
+			errs <- [3]error{
+				ws.WriteMessage(websocket.OpPing, nil), // control frames are the engine's
+				ws.Close(1005, ""),                     // never sent on the wire
+				ws.Close(1006, ""),
+			}
+		},
+	}))
+	c := dialWS(t, startApp(t, app), "/ws")
+	for i, err := range <-errs {
+		if err == nil {
+			t.Errorf("misuse %d accepted", i)
+		}
+	}
+	c.sendFrame(websocket.OpClose, true, websocket.ClosePayload(nil, 1000, ""))
+	c.expectClose(1000)
+}
