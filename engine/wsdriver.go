@@ -184,8 +184,12 @@ func (d *wsDriver) writable() { (*WSConn)(d).noteBacklog() }
 func (d *wsDriver) tick(now int64) {
 	ws := (*WSConn)(d)
 	ws.retryCallbacks()
-	if !ws.c.closed {
-		ws.keepalive(now)
+	if ws.c.closed {
+		return
+	}
+	ws.keepalive(now)
+	if c := ws.c; len(c.out) == 0 {
+		c.out = nil // an idle WebSocket holds no output buffer
 	}
 }
 
@@ -194,6 +198,7 @@ func (d *wsDriver) tick(now int64) {
 func (ws *WSConn) keepalive(now int64) {
 	d := (*wsDriver)(ws)
 	c := ws.c
+	ws.trimEvents()
 	if ws.closeSent {
 		if !ws.closeRecv && ws.closeAt != 0 && now >= ws.closeAt {
 			// The peer did not answer (or does not read): close without

@@ -69,6 +69,16 @@ func (ws *WSConn) queue(ev wsEvent) {
 	}
 }
 
+// trimEvents gives back the queue's array while nothing is queued or
+// running (the sweep's look: a busy connection keeps it between messages).
+func (ws *WSConn) trimEvents() {
+	ws.mu.Lock()
+	if !ws.running && ws.evHead == len(ws.events) {
+		ws.events, ws.evHead = nil, 0
+	}
+	ws.mu.Unlock()
+}
+
 // readQueueFull: the callbacks are behind; stop reading. Loop only.
 func (ws *WSConn) readQueueFull() bool {
 	ws.mu.Lock()
