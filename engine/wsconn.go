@@ -347,43 +347,45 @@ func (f *wsFlush) Run(context.Context) error {
 // flushOut moves what writers queued to the transport's output: over
 // HTTP/1, shared frames are written as they are and the connection's own
 // bytes go through c.out; over HTTP/2 both become the stream's DATA. A
-// requested close frame goes last. Loop only.
+// requested close frame goes last. What it writes is taken out under mu
+// and written after: a failed write closes the connection at once, and
+// its OnClose takes mu. Loop only.
 func (ws *WSConn) flushOut() {
 	c := ws.c
 	s := ws.h2s
 	ws.mu.Lock()
 	ws.scheduled = false
-	shared := ws.shared
-	if len(shared) > 0 {
-		ws.shared = nil
-		if s == nil && len(c.out) > 0 {
-			c.writeWire(c.out)
-			c.out = c.out[:0]
+	shared, buf, bufp := ws.shared, ws.buf, ws.bufp
+	ws.shared, ws.buf, ws.bufp = nil, nil, nil
+	ws.queuedLen = 0
+	closeReq, code, reason := ws.closeReq && !ws.closeSent, ws.closeCode, ws.closeReason
+	ws.closeReq = false
+	ws.mu.Unlock()
+	if len(shared) > 0 && s == nil && len(c.out) > 0 {
+		c.writeWire(c.out)
+		c.out = c.out[:0]
+	}
+	for _, f := range shared {
+		if c.closed {
+			break
 		}
-		for _, f := range shared {
-			if c.closed {
-				break
-			}
-			if s != nil {
-				s.pend = append(s.pend, f...)
-			} else {
-				c.writeWire(f)
-			}
+		if s != nil {
+			s.pend = append(s.pend, f...)
+		} else {
+			c.writeWire(f)
 		}
 	}
 	out := ws.outBuf()
-	if len(ws.buf) > 0 {
-		*out = append(*out, ws.buf...)
+	*out = append(*out, buf...)
+	if bufp != nil && cap(buf) <= 64<<10 {
+		*bufp = buf[:0]
+		wsBufPool.Put(bufp)
 	}
-	ws.giveBuf()
-	ws.queuedLen = 0
-	if ws.closeReq && !ws.closeSent {
-		ws.closeReq = false
+	if closeReq {
 		ws.closeSent = true
-		*out = websocket.AppendClose(*out, ws.closeCode, ws.closeReason)
+		*out = websocket.AppendClose(*out, code, reason)
 		ws.closeAt = c.srv.now() + int64(ws.cfg.CloseTimeout)
 	}
-	ws.mu.Unlock()
 	ws.pumpOut()
 }
 

@@ -82,6 +82,9 @@ func (ws *WSConn) endTransport() {
 		return
 	}
 	c := ws.c
+	if c.closed { // a write that failed on the way closed it
+		return
+	}
 	c.stopReading, c.closeWhenDone = true, true
 	c.discardInput()
 }
