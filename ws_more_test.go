@@ -397,3 +397,44 @@ func TestWebSocketWriteMisuse(t *testing.T) {
 	c.sendFrame(websocket.OpClose, true, websocket.ClosePayload(nil, 1000, ""))
 	c.expectClose(1000)
 }
+
+// A peer that resets the connection while the server writes to it (a
+// hub's shared frames, which the loop hands to the socket directly): the
+// failed write closes the connection from inside the flush, and the loop
+// goes on (OnClose runs, the count returns to 0, Shutdown completes).
+func TestWebSocketResetWhileWriting(t *testing.T) {
+	rec := &echoRecorder{}
+	hub := gwist.NewWSHub()
+	h := rec.handler(gwist.WSConfig{MaxQueued: 4 << 20})
+	h.OnOpen = func(ws *gwist.WSConn) { hub.Add(ws) }
+	app := gwist.New(gwist.WithLogger(discardLogger()))
+	app.GET("/ws", gwist.WebSocket(h))
+	addr := startApp(t, app)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		msg := bytes.Repeat([]byte("r"), 32<<10)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			hub.Broadcast(websocket.OpBinary, msg)
+			time.Sleep(200 * time.Microsecond)
+		}
+	}()
+	const n = 20
+	for range n {
+		c := dialWS(t, addr, "/ws")
+		buf := make([]byte, 64<<10)
+		_, _ = io.ReadFull(c.br, buf) // the broadcasts are flowing
+		_ = c.conn.(*net.TCPConn).SetLinger(0)
+		c.conn.Close() // RST
+	}
+	waitFor(t, 10*time.Second, "every OnClose", func() bool { return len(rec.closed()) == n })
+	close(stop)
+	<-done
+	waitFor(t, 5*time.Second, "no WebSocket left", func() bool { return app.Stats().WebSockets == 0 })
+}
