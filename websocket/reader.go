@@ -73,7 +73,7 @@ type Reader struct {
 	// its last).
 	msgOp      Opcode
 	compressed bool
-	msgLen     int64  // payload bytes so far, as sent (compressed or not)
+	msgLen     int64   // payload bytes so far, as sent (compressed or not)
 	buf        *msgBuf // the message assembled; nil between messages
 	text       utf8State
 
