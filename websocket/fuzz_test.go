@@ -234,3 +234,37 @@ func feedSplit2(t *testing.T, cfg Config, input []byte, rng *rand.Rand) got {
 	g.err = r.Err()
 	return g
 }
+
+// FuzzUTF8State: the incremental validator, fed in pieces, agrees with
+// unicode/utf8, and fails in the piece holding the first invalid byte.
+func FuzzUTF8State(f *testing.F) {
+	f.Add([]byte("\xce\xba\xe1\xbd\xb9\xcf\x83\xce\xbc\xce\xb5\xf4\x90\x80\x80"), int64(1))
+	f.Add([]byte("abc\xed\xa0\x80"), int64(2))
+	f.Fuzz(func(t *testing.T, p []byte, seed int64) {
+		rng := rand.New(rand.NewSource(seed))
+		var s utf8State
+		ok, rest, failedAt := true, p, -1
+		for len(rest) > 0 && ok {
+			k := 1 + rng.Intn(len(rest))
+			if !s.feed(rest[:k]) {
+				ok, failedAt = false, len(p)-len(rest)+k
+			}
+			rest = rest[k:]
+		}
+		got := ok && s.complete()
+		if got != utf8.Valid(p) {
+			t.Fatalf("%x: %v, want %v", p, got, utf8.Valid(p))
+		}
+		if !ok {
+			// Fail fast: the prefix before the failing piece could be
+			// completed into valid UTF-8, so it was right not to fail
+			// earlier; and the prefix through the failing piece cannot.
+			prefix := p[:failedAt]
+			for _, suffix := range []string{"", "\x80", "\x80\x80", "\x80\x80\x80", "\xbf", "\xbf\xbf", "\xbf\xbf\xbf", "\x90\x80\x80", "\xa0\x80"} {
+				if utf8.Valid(append(append([]byte(nil), prefix...), suffix...)) {
+					t.Fatalf("%x failed at %d, but the prefix completes with %x", p, failedAt, suffix)
+				}
+			}
+		}
+	})
+}
