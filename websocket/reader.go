@@ -345,6 +345,19 @@ func (r *Reader) onPayload(p []byte, whole bool) {
 		r.emit(Event{Kind: EventMessage, Opcode: r.op, Payload: p})
 		return
 	}
+	if whole && r.fin && r.op != OpContinuation {
+		// A compressed message in one frame, all in the input: inflated
+		// from there.
+		r.msgOp = 0
+		out, err := r.infl.inflate(p, r.maxMessage, r.op == OpText)
+		if err != nil {
+			r.fail(err.Code, err.Reason)
+			return
+		}
+		r.buf = out
+		r.emit(Event{Kind: EventMessage, Opcode: r.op, Payload: out.b})
+		return
+	}
 	if len(p) > 0 {
 		r.buf = growBuf(r.buf, len(p), r.maxMessage)
 		r.buf.b = append(r.buf.b, p...)
