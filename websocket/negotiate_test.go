@@ -83,3 +83,42 @@ func TestSelectSubprotocol(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDeflateResponse reads what NegotiateDeflate answers back into
+// the same agreement, and rejects what a client must not accept.
+func TestParseDeflateResponse(t *testing.T) {
+	for _, offer := range []string{
+		"permessage-deflate",
+		"permessage-deflate; server_no_context_takeover; client_no_context_takeover",
+		"permessage-deflate; server_max_window_bits=15; client_max_window_bits",
+	} {
+		want, resp, ok := NegotiateDeflate([]string{offer}, DeflateConfig{})
+		got, ok2 := ParseDeflateResponse(resp)
+		if !ok || !ok2 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q -> %q -> %+v, want %+v", offer, resp, got, want)
+		}
+	}
+	p, ok := ParseDeflateResponse("permessage-deflate; server_max_window_bits=10")
+	if !ok || p.ServerMaxWindowBits != 10 {
+		t.Errorf("server window 10: %+v %v", p, ok)
+	}
+	for _, bad := range []string{
+		"", "x-other", "permessage-deflate, permessage-deflate",
+		"permessage-deflate; client_max_window_bits=10", // our client compresses with 2^15
+		"permessage-deflate; server_no_context_takeover; server_no_context_takeover",
+		"permessage-deflate; client_max_window_bits", "permessage-deflate; foo",
+	} {
+		if _, ok := ParseDeflateResponse(bad); ok {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func TestAppendHeader(t *testing.T) {
+	for _, n := range []int{0, 125, 126, 65535, 65536} {
+		p := make([]byte, n)
+		if got, want := append(AppendHeader(nil, OpBinary, true, n), p...), AppendFrame(nil, OpBinary, true, p); string(got) != string(want) {
+			t.Fatalf("len %d: header differs", n)
+		}
+	}
+}
