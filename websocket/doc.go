@@ -2,8 +2,16 @@
 // permessage-deflate (RFC 7692): bytes in, events and bytes out. It owns
 // no socket, starts no goroutine and keeps no timer; the engine drives it.
 //
-// API changes: none yet. (A change to an exported signature is noted
-// here first, for the engine's driver built on this package.)
+// Notes for the engine's driver (changes to exported signatures are
+// listed here first): no signature of the agreed API has changed. Two
+// points of behaviour to build on: Feed returns after each frame that
+// completes an event (one event at most per Feed, so n < len(b) with
+// whole frames left is normal: call Next, then Feed the rest), and Feed
+// unmasks in place in the slice it is given. Added beyond the agreed API:
+// NewDeflater(p, client), Deflater.AppendMaskedMessage and Release,
+// AppendHeader, ClosePayload, ParseDeflateResponse, Reader.Closed,
+// InMessage and Buffered, Opcode.IsControl, the Default* limits,
+// MaxControlPayload and MaxCloseReason.
 //
 // # Threading
 //
