@@ -9,8 +9,8 @@
 // whole frames left is normal: call Next, then Feed the rest), and Feed
 // unmasks in place in the slice it is given. Added beyond the agreed API:
 // NewDeflater(p, client), Deflater.AppendMaskedMessage and Release,
-// AppendHeader, ClosePayload, ParseDeflateResponse, Reader.Closed,
-// InMessage and Buffered, Opcode.IsControl, the Default* limits,
+// AppendHeader, ClosePayload, ParseDeflateResponse, Reader.Idle, Reset,
+// Closed, InMessage and Buffered, Opcode.IsControl, the Default* limits,
 // MaxControlPayload and MaxCloseReason.
 //
 // # Threading
