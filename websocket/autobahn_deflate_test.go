@@ -215,3 +215,20 @@ func TestDeflateErrors(t *testing.T) {
 	// Without an agreement, RSV1 is a protocol error (group 3 too).
 	check(t, feedBoth(t, Config{}, clientFrames(t, p, [][]byte{[]byte("x")}, OpText, 0)), nil, CloseProtocolError)
 }
+
+// TestDeflaterRelease: Release drops the context; the next message starts
+// a fresh one (compressed as the first was).
+func TestDeflaterRelease(t *testing.T) {
+	m := []byte(strings.Repeat("released context ", 10))
+	d := NewDeflater(DeflateParams{}, false)
+	first := d.AppendMessage(nil, OpText, m)
+	second := d.AppendMessage(nil, OpText, m)
+	d.Release()
+	third := d.AppendMessage(nil, OpText, m)
+	if bytes.Equal(first, second) || !bytes.Equal(first, third) {
+		t.Fatalf("first %x\nsecond %x\nthird %x", first, second, third)
+	}
+	p := DeflateParams{}
+	check(t, feedBoth(t, Config{Client: true, Deflate: &p}, cat(first, second, third)),
+		[]wantEv{{EventMessage, OpText, string(m)}, {EventMessage, OpText, string(m)}, {EventMessage, OpText, string(m)}}, 0)
+}

@@ -34,6 +34,8 @@ func TestNegotiateDeflate(t *testing.T) {
 			"permessage-deflate; server_no_context_takeover; client_no_context_takeover",
 			with(func(p *DeflateParams) { p.ServerNoContextTakeover, p.ClientNoContextTakeover, p.Level = true, true, 5 })},
 		{"server_max_window_bits=15 echoed", []string{"permessage-deflate; server_max_window_bits=15"}, DeflateConfig{}, true, "permessage-deflate; server_max_window_bits=15", full},
+		{"quoted value with an escape", []string{`permessage-deflate; server_max_window_bits="1\5"`}, DeflateConfig{}, true, "permessage-deflate; server_max_window_bits=15", full},
+		{"quoted value not a token", []string{`permessage-deflate; client_max_window_bits="1 5"`}, DeflateConfig{}, false, "", DeflateParams{}},
 		{"quoted value", []string{`permessage-deflate; server_max_window_bits="15"`}, DeflateConfig{}, true, "permessage-deflate; server_max_window_bits=15", full},
 		{"first offer declined (server window 10), second taken",
 			[]string{"permessage-deflate; server_max_window_bits=10, permessage-deflate"}, DeflateConfig{}, true, "permessage-deflate", full},
