@@ -2,6 +2,7 @@ package websocket
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 )
 
@@ -159,5 +160,83 @@ func TestFeedStopsAtEvent(t *testing.T) {
 	ev2, _ := r.Next()
 	if string(ev.Payload) != "two" || ev2.Kind != EventPing || n != len(in) {
 		t.Fatalf("%q %v %d", ev.Payload, ev2.Kind, n)
+	}
+}
+
+// TestIdleAndReset: Idle is true exactly between frames with nothing
+// kept, and a Reset Reader reads on from there as the old one would.
+func TestIdleAndReset(t *testing.T) {
+	in := cat(text("one"), cf(false, 0, OpBinary, []byte("frag")), cf(true, 0, OpPing, []byte("ping-split")), cf(true, 0, OpContinuation, []byte("ment")), text("two"))
+	// Walk the input a byte at a time; at every point where Idle says so,
+	// swap in a Reset Reader. The events must be those of one Reader.
+	cfg := Config{MaxMessage: 100}
+	r := NewReader(cfg)
+	var evs []string
+	var pending []byte
+	idles := 0
+	for i := 0; i < len(in); i++ {
+		pending = append(pending, in[i])
+		for {
+			n := r.Feed(pending)
+			pending = pending[n:]
+			ev, ok := r.Next()
+			if ok {
+				evs = append(evs, ev.Kind.String()+":"+string(ev.Payload))
+			}
+			if !ok && n == 0 {
+				break
+			}
+		}
+		if r.Idle() {
+			if r.Feed(nil); r.Buffered() != 0 {
+				t.Fatalf("idle Reader holds %d bytes", r.Buffered())
+			}
+			idles++
+			r.Reset(cfg)
+		}
+	}
+	want := []string{"message:one", "ping:ping-split", "message:fragment", "message:two"}
+	if fmt.Sprint(evs) != fmt.Sprint(want) || r.Err() != nil {
+		t.Fatalf("events %q err %v", evs, r.Err())
+	}
+	if idles < 3 {
+		t.Fatalf("Idle true %d times", idles)
+	}
+	// Not idle: inside a payload, a message, with an event
+	// pending, after a failure, after a close, or holding a deflate window.
+	for name, in := range map[string][]byte{
+		"partial payload": text("hello")[:8],
+		"open message":    cf(false, 0, OpText, []byte("a")),
+		"event pending":   text("x"),
+		"failed":          {0x83, 0x80},
+		"closed":          closeFrame(CloseNormal, ""),
+	} {
+		r := NewReader(Config{})
+		r.Feed(append([]byte(nil), in...))
+		if name != "event pending" {
+			r.Next()
+		}
+		if r.Idle() {
+			t.Errorf("%s: Idle", name)
+		}
+	}
+	// An incomplete header stays with the caller: the Reader is idle.
+	r = NewReader(Config{})
+	if n := r.Feed(text("x")[:3]); n != 0 || !r.Idle() {
+		t.Errorf("partial header: consumed %d, Idle %v", n, r.Idle())
+	}
+	p := DeflateParams{}
+	r = NewReader(Config{Deflate: &p})
+	r.Feed(clientFrames(t, p, [][]byte{[]byte("kept window")}, OpText, 0))
+	r.Next()
+	if r.Idle() {
+		t.Error("Idle with a context-takeover window")
+	}
+	p.ClientNoContextTakeover = true
+	r = NewReader(Config{Deflate: &p})
+	r.Feed(clientFrames(t, p, [][]byte{[]byte("no window")}, OpText, 0))
+	r.Next()
+	if !r.Idle() {
+		t.Error("not Idle without context takeover")
 	}
 }

@@ -133,3 +133,35 @@ func TestSmallFramesAllocateNothing(t *testing.T) {
 		t.Fatalf("%v allocations per frame", allocs)
 	}
 }
+
+var benchText = bytes.Repeat([]byte(`{"user":"ada","text":"hello, world","ts":1733300000}`), 20)[:1024]
+
+// BenchmarkDeflaterNoTakeover compresses a 1 KiB JSON-like message with a
+// pooled writer (server_no_context_takeover).
+func BenchmarkDeflaterNoTakeover(b *testing.B) {
+	d := NewDeflater(DeflateParams{ServerNoContextTakeover: true}, false)
+	dst := make([]byte, 0, 2048)
+	b.SetBytes(int64(len(benchText)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		dst = d.AppendMessage(dst[:0], OpText, benchText)
+	}
+}
+
+// BenchmarkReadCompressed reads that message compressed, without
+// context takeover (pooled flate reader).
+func BenchmarkReadCompressed(b *testing.B) {
+	p := DeflateParams{ClientNoContextTakeover: true}
+	frame := NewDeflater(p, true).AppendMaskedMessage(nil, OpText, benchText, testMask)
+	buf := make([]byte, len(frame))
+	r := NewReader(Config{Deflate: &p})
+	b.SetBytes(int64(len(benchText)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		copy(buf, frame)
+		r.Feed(buf)
+		if ev, ok := r.Next(); !ok || len(ev.Payload) != len(benchText) {
+			b.Fatal("no message")
+		}
+	}
+}

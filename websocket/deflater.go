@@ -10,12 +10,22 @@ import (
 var deflateTail = [4]byte{0x00, 0x00, 0xff, 0xff}
 
 // Deflater compresses the messages one end sends under permessage-deflate
-// (RFC 7692). With context takeover (the default unless the agreement
-// says no_context_takeover for this end) it holds a compress/flate Writer
-// for the life of the connection: about 1.2 MB at levels 2-9 and about
-// 200 KiB (measured, see TestDeflaterMemory) at BestSpeed, the default. Without
-// context takeover the Writer is taken from a pool for each message and
-// given back after, so an idle connection holds none.
+// (RFC 7692).
+//
+// With context takeover (the default unless the agreement says
+// no_context_takeover for this end) it holds a compress/flate Writer for
+// the life of the connection, whose tables cost about 1.2 MB at
+// BestSpeed (the default Level), 0.8 MB at DefaultCompression and
+// 0.74 MB at HuffmanOnly (measured by TestDeflaterMemory, Go 1.26):
+// affordable for a few connections, not for many. Without context
+// takeover (DeflateConfig.ServerNoContextTakeover on a server) a Writer
+// is taken from a per-level pool for each message and given back after,
+// so an idle connection's Deflater is about 50 bytes.
+//
+// compress/flate at BestSpeed stores inputs of a few bytes uncompressed
+// (RFC 7692's section 7.2.3.3 form), which costs 6 bytes over the plain
+// frame; a caller may send short messages uncompressed (RSV1 clear)
+// instead.
 //
 // A Deflater is not safe for concurrent use.
 type Deflater struct {

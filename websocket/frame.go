@@ -66,6 +66,13 @@ func AppendFrame(dst []byte, op Opcode, fin bool, payload []byte) []byte {
 	return append(dst, payload...)
 }
 
+// AppendHeader appends only the header of an unmasked frame carrying
+// payloadLen bytes, for a caller that writes the payload from its own
+// buffer (a vectored write, or one payload shared by many connections).
+func AppendHeader(dst []byte, op Opcode, fin bool, payloadLen int) []byte {
+	return appendHeader(dst, firstByte(op, fin), false, payloadLen)
+}
+
 // AppendMaskedFrame appends one frame masked with mask, as a client sends
 // (RFC 6455 section 5.3; a real client picks a fresh random mask per
 // frame). payload is not modified.

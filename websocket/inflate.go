@@ -110,10 +110,7 @@ func (f *inflater) inflate(src []byte, limit int64, text bool) (*msgBuf, *CloseE
 		if len(out.b) == cap(out.b) {
 			out = growBuf(out, 1, limit+1)
 		}
-		room := out.b[len(out.b):cap(out.b)]
-		if int64(len(out.b)+len(room)) > limit+1 {
-			room = room[:limit+1-int64(len(out.b))]
-		}
+		room := out.b[len(out.b):cap(out.b)] // growBuf keeps cap within limit+1 (rounded up to a pool class)
 		n, err := fr.fr.Read(room)
 		if text && !utf.feed(room[:n]) {
 			putBuf(out)

@@ -180,3 +180,48 @@ func flateLevel(level int) int {
 	}
 	return level
 }
+
+// ParseDeflateResponse reads a server's Sec-WebSocket-Extensions response
+// to a permessage-deflate offer, for a client (tests, benchmark clients):
+// the agreement, and false when the response is not a single valid
+// permessage-deflate element, or asks for client_max_window_bits below 15
+// (this package's client compressor cannot honour it).
+func ParseDeflateResponse(value string) (DeflateParams, bool) {
+	exts := parseExtensions([]string{value})
+	if len(exts) != 1 || !exts[0].ok || !strings.EqualFold(exts[0].name, ExtensionName) {
+		return DeflateParams{}, false
+	}
+	p := DeflateParams{ServerMaxWindowBits: maxWindowBits, ClientMaxWindowBits: maxWindowBits}
+	seen := map[string]bool{}
+	for _, prm := range exts[0].params {
+		name := strings.ToLower(prm.name)
+		if seen[name] {
+			return DeflateParams{}, false
+		}
+		seen[name] = true
+		switch name {
+		case "server_no_context_takeover", "client_no_context_takeover":
+			if prm.hasValue {
+				return DeflateParams{}, false
+			}
+			if name == "server_no_context_takeover" {
+				p.ServerNoContextTakeover = true
+			} else {
+				p.ClientNoContextTakeover = true
+			}
+		case "server_max_window_bits", "client_max_window_bits":
+			bits, ok := windowBits(prm.value)
+			if !prm.hasValue || !ok {
+				return DeflateParams{}, false
+			}
+			if name == "server_max_window_bits" {
+				p.ServerMaxWindowBits = bits
+			} else if p.ClientMaxWindowBits = bits; bits < maxWindowBits {
+				return DeflateParams{}, false
+			}
+		default:
+			return DeflateParams{}, false
+		}
+	}
+	return p, true
+}

@@ -73,7 +73,7 @@ type Reader struct {
 	// its last).
 	msgOp      Opcode
 	compressed bool
-	msgLen     int64  // payload bytes so far, as sent (compressed or not)
+	msgLen     int64   // payload bytes so far, as sent (compressed or not)
 	buf        *msgBuf // the message assembled; nil between messages
 	text       utf8State
 
@@ -86,7 +86,13 @@ type Reader struct {
 
 // NewReader returns a Reader expecting the first frame of a connection.
 func NewReader(cfg Config) *Reader {
-	r := &Reader{
+	r := &Reader{}
+	r.init(cfg)
+	return r
+}
+
+func (r *Reader) init(cfg Config) {
+	*r = Reader{
 		maxFrame:   cfg.MaxFrame,
 		maxMessage: cfg.MaxMessage,
 		client:     cfg.Client,
@@ -100,7 +106,27 @@ func NewReader(cfg Config) *Reader {
 	if cfg.Deflate != nil {
 		r.infl = newInflater(*cfg.Deflate, cfg.Client)
 	}
-	return r
+}
+
+// Reset makes r a new Reader for cfg (as NewReader does), giving back any
+// buffer it holds; the Payload of its last event is no longer valid. With
+// Idle it lets a server hold no Reader while a connection is quiet: when
+// Idle is true, a Reset Reader (or a new one) reads on from there as r
+// would.
+func (r *Reader) Reset(cfg Config) {
+	putBuf(r.buf)
+	r.init(cfg)
+}
+
+// Idle reports whether r is between frames and holds nothing a new Reader
+// would not: no frame or message in progress, no event waiting for Next,
+// no failure, not closed, and no permessage-deflate window kept for the
+// next message (context takeover). The bytes of an incomplete header are
+// the caller's (Feed leaves them). The last event's Payload may still be
+// in use: Reset (or drop) r only once the caller is done with it.
+func (r *Reader) Idle() bool {
+	return r.state == stHeader && r.msgOp == 0 && r.evs != evPending &&
+		(r.infl == nil || len(r.infl.window) == 0)
 }
 
 // Feed consumes bytes read from the peer and returns how many it used;
@@ -343,6 +369,19 @@ func (r *Reader) onPayload(p []byte, whole bool) {
 			return
 		}
 		r.emit(Event{Kind: EventMessage, Opcode: r.op, Payload: p})
+		return
+	}
+	if whole && r.fin && r.op != OpContinuation {
+		// A compressed message in one frame, all in the input: inflated
+		// from there.
+		r.msgOp = 0
+		out, err := r.infl.inflate(p, r.maxMessage, r.op == OpText)
+		if err != nil {
+			r.fail(err.Code, err.Reason)
+			return
+		}
+		r.buf = out
+		r.emit(Event{Kind: EventMessage, Opcode: r.op, Payload: out.b})
 		return
 	}
 	if len(p) > 0 {
