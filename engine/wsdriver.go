@@ -3,6 +3,8 @@
 package engine
 
 import (
+	"sync"
+
 	"github.com/gwist/gwist/websocket"
 )
 
@@ -18,7 +20,7 @@ type wsDriver WSConn
 func (c *conn) switchToWS(ws *WSConn) {
 	c.h1.releaseParser()
 	c.h1.upgrading = false
-	ws.r = websocket.NewReader(websocket.Config{MaxFrame: ws.cfg.MaxFrame, MaxMessage: ws.cfg.MaxMessage, Deflate: ws.deflate})
+	ws.reader()
 	now := c.srv.now()
 	ws.lastRead, ws.lastData = now, now
 	ws.openDone = true
@@ -55,15 +57,17 @@ func (d *wsDriver) serve() {
 // full (false: reading pauses). Loop only.
 func (ws *WSConn) process() bool {
 	d := (*wsDriver)(ws)
+	defer ws.dropIdleReader()
 	for !ws.readDone() {
 		if ws.readQueueFull() {
 			return false
 		}
-		if ev, ok := ws.r.Next(); ok {
+		r := ws.reader()
+		if ev, ok := r.Next(); ok {
 			d.event(ev)
 			continue
 		}
-		if err := ws.r.Err(); err != nil {
+		if err := r.Err(); err != nil {
 			d.fail(err.Code, err.Reason)
 			return true
 		}
@@ -71,23 +75,49 @@ func (ws *WSConn) process() bool {
 		if len(in) == 0 {
 			return true
 		}
-		n := ws.r.Feed(in)
+		n := r.Feed(in)
 		if n > 0 {
 			ws.consume(n)
 			ws.lastRead = ws.c.srv.now()
 			ws.pingSent = 0 // anything from the peer shows it is alive
 			continue
 		}
-		if ev, ok := ws.r.Next(); ok {
+		if ev, ok := r.Next(); ok {
 			d.event(ev)
 			continue
 		}
-		if err := ws.r.Err(); err != nil {
+		if err := r.Err(); err != nil {
 			d.fail(err.Code, err.Reason)
 		}
 		return true // a partial frame header: wait for the rest
 	}
 	return true
+}
+
+// wsReaderPool holds the frame readers of quiet connections: a Reader
+// between frames holds nothing a new one would not (websocket.Reader.Idle),
+// so a connection gives it back once its input is used up and takes one
+// (Reset) when bytes arrive.
+var wsReaderPool = sync.Pool{New: func() any { return new(websocket.Reader) }}
+
+// reader returns the connection's frame reader, taking one from the pool
+// if it holds none. Loop only.
+func (ws *WSConn) reader() *websocket.Reader {
+	if ws.r == nil {
+		ws.r = wsReaderPool.Get().(*websocket.Reader)
+		ws.r.Reset(websocket.Config{MaxFrame: ws.cfg.MaxFrame, MaxMessage: ws.cfg.MaxMessage, Deflate: ws.deflate})
+	}
+	return ws.r
+}
+
+// dropIdleReader gives the reader back when it is between frames and no
+// input waits (not with permessage-deflate, whose Reader holds its
+// inflater). Loop only.
+func (ws *WSConn) dropIdleReader() {
+	if r := ws.r; r != nil && ws.deflate == nil && len(ws.input()) == 0 && r.Idle() {
+		ws.r = nil
+		wsReaderPool.Put(r)
+	}
 }
 
 // event handles one frame reader event. Loop only.
@@ -274,7 +304,10 @@ func (ws *WSConn) gone() {
 	for _, h := range hubs {
 		h.Remove(ws)
 	}
-	ws.r = nil
+	if ws.r != nil {
+		wsReaderPool.Put(ws.r)
+		ws.r = nil
+	}
 	if s := ws.h2s; s != nil && len(ws.h2in) > 0 && !s.freed {
 		s.d.h2.Consumed(s.id, len(ws.h2in)) // give the connection's window back
 	}

@@ -2,8 +2,6 @@
 
 package engine
 
-import "github.com/gwist/gwist/websocket"
-
 // WebSocket over HTTP/2 (RFC 8441): with http2.Config.EnableConnectProtocol
 // the server advertises SETTINGS_ENABLE_CONNECT_PROTOCOL; an extended
 // CONNECT (:protocol websocket) is dispatched to its route at once (its
@@ -51,7 +49,7 @@ func (s *h2Stream) startWS() {
 	ws := s.wsUp
 	s.ws = ws
 	c := s.d.c
-	ws.r = websocket.NewReader(websocket.Config{MaxFrame: ws.cfg.MaxFrame, MaxMessage: ws.cfg.MaxMessage, Deflate: ws.deflate})
+	ws.reader()
 	now := c.srv.now()
 	ws.lastRead, ws.lastData = now, now
 	ws.openDone = true

@@ -21,7 +21,7 @@ func (ws *WSConn) live() bool {
 // readDone: nothing more is read (closing, or gone). Loop only.
 func (ws *WSConn) readDone() bool {
 	if ws.h2s != nil {
-		return ws.inEnded || ws.isGone || ws.r == nil
+		return ws.inEnded || ws.isGone
 	}
 	return ws.c.closed || ws.c.stopReading
 }
