@@ -173,6 +173,9 @@ type Stats struct {
 	Handlers, Streams int
 	// Feeds is the number of SSEFeed streams open (no goroutine each).
 	Feeds int64
+	// WebSockets is the number of WebSocket connections open (no
+	// goroutine each).
+	WebSockets int64
 	// HTTP2Conns is the number of open connections speaking HTTP/2, and
 	// HTTP2 counts their streams opened, reset by the client and by the
 	// server, and the GOAWAYs sent by reason.
@@ -221,6 +224,7 @@ func (a *App) Stats() Stats {
 	for _, s := range servers {
 		st.Conns += s.ActiveConns()
 		st.Feeds += s.DetachedResponses()
+		st.WebSockets += s.WebSocketConns()
 		st.HTTP2Conns += s.HTTP2Conns()
 		st.HTTP2.Add(s.HTTP2Stats())
 		st.RefusedConns += s.RefusedConns()
