@@ -109,10 +109,10 @@ func runEcho(c config) (parse.WSBench, error) {
 	res.RoundTripsPerS = float64(res.RoundTrips) / res.Seconds
 	res.Latency = stats.Summarize(all)
 	if res.RoundTrips > 0 {
-		res.ClientCPUPerRT = float64((cpu1-cpu0).Microseconds()) / float64(res.RoundTrips)
+		res.ClientCPUPerRT = float64((cpu1 - cpu0).Microseconds()) / float64(res.RoundTrips)
 		res.ClientCPUShare = (cpu1 - cpu0).Seconds() / res.Seconds
 		if c.pid > 0 && srv0 >= 0 && srv1 >= 0 {
-			res.ServerCPUPerRT = float64((srv1-srv0).Microseconds()) / float64(res.RoundTrips)
+			res.ServerCPUPerRT = float64((srv1 - srv0).Microseconds()) / float64(res.RoundTrips)
 			res.ServerCPUShare = (srv1 - srv0).Seconds() / res.Seconds
 		}
 	}
