@@ -55,7 +55,8 @@ func Dial(src, dst *unix.SockaddrInet4, host, path string, timeout time.Duration
 			return fd, nil, fmt.Errorf("bind: %w", err)
 		}
 	}
-	if err = unix.Connect(fd, dst); err != nil {
+	to := unix.SockaddrInet4{Port: dst.Port, Addr: dst.Addr} // a Sockaddr is scratch space for the call: one per goroutine
+	if err = unix.Connect(fd, &to); err != nil {
 		return fd, nil, fmt.Errorf("connect: %w", err)
 	}
 	if err = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
