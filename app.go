@@ -147,12 +147,17 @@ func (a *App) logger() *slog.Logger {
 
 // Start listens on addr and serves in the background. It returns the bound
 // address (useful with port 0). Call it once per listener.
-func (a *App) Start(addr string) (net.Addr, error) { return a.start(addr, nil) }
+func (a *App) Start(addr string, opts ...ListenOption) (net.Addr, error) {
+	return a.start(addr, nil, opts)
+}
 
 // start starts one listener, HTTPS when ts is set.
-func (a *App) start(addr string, ts *tlsstate.Server) (net.Addr, error) {
+func (a *App) start(addr string, ts *tlsstate.Server, opts []ListenOption) (net.Addr, error) {
 	a.freeze()
 	cfg := a.cfg.engine
+	for _, o := range opts {
+		o(&listenConfig{engine: &cfg})
+	}
 	cfg.TLS = ts
 	cfg.Conns = a.connLimit()
 	if !cfg.Inline || cfg.StreamBody != nil { // streamed bodies are read on workers
@@ -218,8 +223,8 @@ func (a *App) sharedWorkers() (*engine.Workers, error) {
 }
 
 // Listen serves on addr until Shutdown, then returns ErrServerClosed.
-func (a *App) Listen(addr string) error {
-	if _, err := a.Start(addr); err != nil {
+func (a *App) Listen(addr string, opts ...ListenOption) error {
+	if _, err := a.Start(addr, opts...); err != nil {
 		return err
 	}
 	return a.waitLast()

@@ -41,7 +41,7 @@ func WithMaxHandshakes(n int) Option { return func(c *config) { c.tls.MaxHandsha
 // is never promised one it will not get.
 // cfg itself is not modified. A plaintext and a TLS listener can run in
 // one App.
-func (a *App) StartTLS(addr string, cfg *tls.Config) (net.Addr, error) {
+func (a *App) StartTLS(addr string, cfg *tls.Config, opts ...ListenOption) (net.Addr, error) {
 	if cfg == nil {
 		return nil, errors.New("gwist: StartTLS needs a *tls.Config")
 	}
@@ -55,7 +55,7 @@ func (a *App) StartTLS(addr string, cfg *tls.Config) (net.Addr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.start(addr, ts)
+	return a.start(addr, ts, opts)
 }
 
 // defaultCipherSuites are the TLS 1.2 suites offered when the Config sets
@@ -139,8 +139,8 @@ func onlySpoken(protos, spokenProtocols []string) bool {
 
 // ServeTLS serves HTTPS on addr with cfg until Shutdown, then returns
 // ErrServerClosed.
-func (a *App) ServeTLS(addr string, cfg *tls.Config) error {
-	if _, err := a.StartTLS(addr, cfg); err != nil {
+func (a *App) ServeTLS(addr string, cfg *tls.Config, opts ...ListenOption) error {
+	if _, err := a.StartTLS(addr, cfg, opts...); err != nil {
 		return err
 	}
 	return a.waitLast()
@@ -148,12 +148,12 @@ func (a *App) ServeTLS(addr string, cfg *tls.Config) error {
 
 // ListenTLS serves HTTPS on addr with the PEM certificate and key files
 // until Shutdown, then returns ErrServerClosed.
-func (a *App) ListenTLS(addr, certFile, keyFile string) error {
+func (a *App) ListenTLS(addr, certFile, keyFile string, opts ...ListenOption) error {
 	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
 	if err != nil {
 		return fmt.Errorf("gwist: loading certificate: %w", err)
 	}
-	return a.ServeTLS(addr, &tls.Config{Certificates: []tls.Certificate{cert}})
+	return a.ServeTLS(addr, &tls.Config{Certificates: []tls.Certificate{cert}}, opts...)
 }
 
 // Stats is a snapshot of an App's counters.
@@ -173,6 +173,9 @@ type Stats struct {
 	Handlers, Streams int
 	// Feeds is the number of SSEFeed streams open (no goroutine each).
 	Feeds int64
+	// WebSockets is the number of WebSocket connections open (no
+	// goroutine each).
+	WebSockets int64
 	// HTTP2Conns is the number of open connections speaking HTTP/2, and
 	// HTTP2 counts their streams opened, reset by the client and by the
 	// server, and the GOAWAYs sent by reason.
@@ -216,6 +219,7 @@ func (a *App) Stats() Stats {
 	for _, s := range servers {
 		st.Conns += s.ActiveConns()
 		st.Feeds += s.DetachedResponses()
+		st.WebSockets += s.WebSocketConns()
 		st.HTTP2Conns += s.HTTP2Conns()
 		st.HTTP2.Add(s.HTTP2Stats())
 		st.RefusedConns += s.RefusedConns()

@@ -115,6 +115,9 @@ type Config struct {
 	// it, and h2c by prior knowledge (a plaintext connection that opens
 	// with the client preface).
 	HTTP2 bool
+	// ReusePort sets SO_REUSEPORT on the listener (off by default: a
+	// second server on the same address fails to bind).
+	ReusePort bool
 	// H2 holds the HTTP/2 connections' limits (zero fields: the http2
 	// package's defaults).
 	H2 http2.Config

@@ -5,6 +5,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/lograte"
+	"golang.org/x/sys/unix"
 )
 
 // The engine owns its listening socket; gnet owns the connections. gnet's
@@ -24,17 +26,35 @@ import (
 // that a retry cannot fix at once (ENOBUFS, ENOMEM, no spare descriptor) lasts.
 const acceptBackoffMax = 100 * time.Millisecond
 
-// listen binds addr without SO_REUSEPORT, so a second server on the same
-// port fails with "address already in use" (Go sets SO_REUSEADDR, so a
-// restart does not wait for TIME_WAIT). TCP keep-alive is left off: idle
-// connections are the engine's to time out.
-func listen(addr string) (*net.TCPListener, error) {
+// listen binds addr. Without reusePort a second server on the same port
+// fails with "address already in use" (Go sets SO_REUSEADDR, so a restart
+// does not wait for TIME_WAIT); with it, SO_REUSEPORT lets a new process
+// bind beside this one. TCP keep-alive is left off: idle connections are
+// the engine's to time out.
+func listen(addr string, reusePort bool) (*net.TCPListener, error) {
 	lc := net.ListenConfig{KeepAlive: -1}
+	if reusePort {
+		lc.Control = setReusePort
+	}
 	ln, err := lc.Listen(context.Background(), "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
 	return ln.(*net.TCPListener), nil
+}
+
+// setReusePort is a net.ListenConfig.Control that sets SO_REUSEPORT.
+func setReusePort(_, _ string, rc syscall.RawConn) error {
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1)
+	}); err != nil {
+		return err
+	}
+	if serr != nil {
+		return fmt.Errorf("SO_REUSEPORT: %w", serr)
+	}
+	return nil
 }
 
 // acceptLoop accepts until the listener is closed.

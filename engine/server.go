@@ -49,6 +49,7 @@ type Server struct {
 	conns      atomic.Int64
 	detached   atomic.Int64 // detached responses open (detached.go)
 	h2conns    atomic.Int64 // connections speaking HTTP/2 (h2driver.go)
+	wsconns    atomic.Int64 // WebSocket connections open (wsdriver.go)
 	h2counters http2.Counters
 	stats      struct{ acceptErrors, refused atomic.Uint64 }
 	pipe       pipeStats // read pause and write timeout (pipestats.go)
@@ -99,7 +100,7 @@ func (s *Server) Start(addr string) (net.Addr, error) {
 	if s.ln != nil {
 		return nil, errors.New("engine: Start called twice")
 	}
-	ln, err := listen(addr)
+	ln, err := listen(addr, s.cfg.ReusePort)
 	if err != nil {
 		return nil, fmt.Errorf("engine: listen %s: %w", addr, err)
 	}
@@ -143,6 +144,9 @@ func (s *Server) ActiveConns() int64 { return s.conns.Load() }
 
 // HTTP2Conns is the number of open connections speaking HTTP/2.
 func (s *Server) HTTP2Conns() int64 { return s.h2conns.Load() }
+
+// WebSocketConns is the number of open WebSocket connections.
+func (s *Server) WebSocketConns() int64 { return s.wsconns.Load() }
 
 // HTTP2Stats counts this server's HTTP/2 streams, resets and GOAWAYs.
 func (s *Server) HTTP2Stats() http2.Stats { return s.h2counters.Snapshot() }
