@@ -127,14 +127,19 @@ func errKind(err error) (string, int) {
 		return "no-source-port", 0
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return "refused", 0
-	case errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ETIMEDOUT):
+	case errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ETIMEDOUT) || errors.Is(err, syscall.EINPROGRESS):
+		// EINPROGRESS: a blocking connect whose SO_SNDTIMEO ran out.
 		return "timeout", 0
 	}
-	s := err.Error()
-	if i := strings.Index(s, ":"); i > 0 {
-		return s[:i], 0
+	kind := "other"
+	if i := strings.Index(err.Error(), ":"); i > 0 {
+		kind = err.Error()[:i]
 	}
-	return "other", 0
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		kind += "-" + strings.ReplaceAll(errno.Error(), " ", "-")
+	}
+	return kind, 0
 }
 
 // closeAll closes every connection's socket.

@@ -27,7 +27,11 @@ const MaxBroadcast = 1 << 20
 
 // BroadcastSize reads ?bytes= of a broadcast request: 1024 when absent.
 func BroadcastSize(r *http.Request) (int, error) {
-	s := r.URL.Query().Get("bytes")
+	return ParseBroadcastSize(r.URL.Query().Get("bytes"))
+}
+
+// ParseBroadcastSize parses the value of ?bytes= ("" gives 1024).
+func ParseBroadcastSize(s string) (int, error) {
 	if s == "" {
 		return 1024, nil
 	}
