@@ -9,9 +9,9 @@ import (
 	"github.com/gwist/gwist/benchmarks/internal/parse"
 )
 
-// The rows of the WebSocket workloads: gwist's examples/hello (its /ws)
-// for idle and echo, servers/wsgwist for broadcast (hello has no
-// broadcast route), and the two WebSocket peers.
+// The rows of the WebSocket workloads: gwist's examples/hello (its /ws;
+// n/a while hello has none) for idle and echo, servers/wsgwist (the peers'
+// three routes on gwist's API) for all three, and the two WebSocket peers.
 var (
 	wsEchoRows      = []string{"gwist", "wsgwist", "wsgorilla", "wsnbio"}
 	wsBroadcastRows = []string{"wsgwist", "wsgorilla", "wsnbio"}
