@@ -17,20 +17,19 @@ var (
 	wsBroadcastRows = []string{"wsgwist", "wsgorilla", "wsnbio"}
 )
 
-// wsIdleHeadroom is what a process keeps of RLIMIT_NOFILE besides the
-// idle connections (listener, epoll, pipes, the warm-up's stragglers).
-const wsIdleHeadroom = 1000
-
-// wsIdleCount is how many idle connections the run can hold: o.wsIdle, or
-// less when RLIMIT_NOFILE (which both the server and wsbench inherit from
-// the runner) is lower.
-func wsIdleCount(o options) (n int, capped string) {
+// wsIdleCount is how many idle connections the run can hold: o.wsIdle,
+// or less when RLIMIT_NOFILE (which the servers and wsbench inherit from
+// the runner) is lower: an eighth of it less 500, because gwist's default
+// connection cap (gwist.WithMaxConns) is the limit less an eighth and
+// every server should run with its defaults.
+func wsIdleCount(o options) int {
 	var r syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err == nil && r.Cur < uint64(o.wsIdle+wsIdleHeadroom) {
-		n = max(100, int(r.Cur)-wsIdleHeadroom)
-		return n, fmt.Sprintf("%d of the %d asked: RLIMIT_NOFILE is %d here", n, o.wsIdle, r.Cur)
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err == nil {
+		if fit := int(r.Cur) - int(r.Cur)/8 - 500; fit < o.wsIdle {
+			return max(100, fit)
+		}
 	}
-	return o.wsIdle, ""
+	return o.wsIdle
 }
 
 func wsbenchArgs(mode, addr string, pid int, extra ...string) []string {
@@ -42,8 +41,7 @@ func wsbenchArgs(mode, addr string, pid int, extra ...string) []string {
 }
 
 func wsIdleArgs(o options, addr string, pid int) []string {
-	n, _ := wsIdleCount(o)
-	return wsbenchArgs("idle", addr, pid, "-n", strconv.Itoa(n))
+	return wsbenchArgs("idle", addr, pid, "-n", strconv.Itoa(wsIdleCount(o)))
 }
 
 func wsEchoArgs(o options, addr string, pid int) []string {
@@ -89,7 +87,7 @@ func wsIdleWorkload() workload {
 		rows: wsEchoRows, primary: "bytes_per_conn", higher: false,
 		metrics: []metric{{"bytes_per_conn", "bytes/conn", 0}, {"open", "conns open", 0},
 			{"rss_before_mib", "RSS before MiB", 1}, {"rss_after_mib", "RSS after MiB", 1}, {"check_failed", "check failed", 0}},
-		note: "(VmRSS after − VmRSS before) / connections open, from /proc/PID/status. Each connection does the opening handshake on /ws (the 101 and its Sec-WebSocket-Accept checked) and stays silent, spread over source addresses 127.R.x.y; 200 connections are opened and closed first; RSS is read 1 s after the last one opened, then 1,000 of them, evenly spread, each echo one message (check failed counts those that did not). The count is 100,000, or RLIMIT_NOFILE − 1,000 when that is lower (the server and wsbench each need a descriptor per connection; the command line shows the count used)."}
+		note: "(VmRSS after − VmRSS before) / connections open, from /proc/PID/status. Each connection does the opening handshake on /ws (the 101 and its Sec-WebSocket-Accept checked) and stays silent, spread over source addresses 127.R.x.y; 200 connections are opened and closed first; RSS is read 1 s after the last one opened, then 1,000 of them, evenly spread, each echo one message (check failed counts those that did not). The count is 100,000, or RLIMIT_NOFILE less an eighth less 500 when that is lower (the server and wsbench each need a descriptor per connection, and gwist's default connection cap is RLIMIT_NOFILE less an eighth); the command line shows the count used."}
 	w.commands = func(o options) []string {
 		return []string{shellJoin("wsbench", wsIdleArgs(o, plainPH, 0)) + " -pid SERVERPID"}
 	}

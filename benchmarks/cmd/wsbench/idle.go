@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/gwist/gwist/benchmarks/internal/parse"
@@ -47,6 +49,12 @@ func runIdle(c config) (parse.WSBench, error) {
 		res.BytesPerConn = float64(res.RSSAfter-res.RSSBefore) / float64(res.Open)
 	}
 	res.Checked, res.CheckFailed = checkSample(d.conns, c.check, c.timeout)
+	if c.hold > 0 {
+		line, _ := json.Marshal(res)
+		fmt.Println(string(line))
+		logf("idle: holding the connections for %s", c.hold)
+		time.Sleep(c.hold)
+	}
 	return res, nil
 }
 

@@ -137,6 +137,9 @@ func (l *loop) readOne(c *loopConn) {
 // connection (the client's messages are small and sent one at a time).
 func (l *loop) write(c *loopConn, b []byte) {
 	n, err := unix.Write(c.fd, b)
+	for err == unix.EINTR {
+		n, err = unix.Write(c.fd, b)
+	}
 	if err != nil || n != len(b) {
 		l.drop(c)
 	}

@@ -43,6 +43,7 @@ type config struct {
 	check            int
 	timeout          time.Duration
 	settle           time.Duration
+	hold             time.Duration
 }
 
 func main() {
@@ -63,6 +64,7 @@ func main() {
 	flag.IntVar(&c.check, "check", 1000, "idle: connections checked with one echo at the end (0: all)")
 	flag.DurationVar(&c.timeout, "timeout", 10*time.Second, "per-connection setup and check timeout")
 	flag.DurationVar(&c.settle, "settle", time.Second, "idle: wait before reading RSS after the last connection opened")
+	flag.DurationVar(&c.hold, "hold", 0, "idle: keep the connections open this long after the report (for profiling the server)")
 	flag.Parse()
 	res, err := run(c)
 	if err != nil {

@@ -28,14 +28,14 @@ type WSBench struct {
 	// echo: completed round trips in the measured Seconds, their rate and
 	// latency, and CPU time per round trip of this client and (with -pid)
 	// of the server.
-	Seconds         float64           `json:"seconds,omitempty"`
-	RoundTrips      int64             `json:"round_trips,omitempty"`
-	RoundTripsPerS  float64           `json:"round_trips_per_sec,omitempty"`
-	Latency         stats.Percentiles `json:"latency,omitzero"`
-	ClientCPUPerRT  float64           `json:"client_cpu_us_per_rt,omitempty"`
-	ServerCPUPerRT  float64           `json:"server_cpu_us_per_rt,omitempty"`
-	ClientCPUShare  float64           `json:"client_cpu_cores,omitempty"` // client CPU seconds per second
-	ServerCPUShare  float64           `json:"server_cpu_cores,omitempty"`
+	Seconds        float64           `json:"seconds,omitempty"`
+	RoundTrips     int64             `json:"round_trips,omitempty"`
+	RoundTripsPerS float64           `json:"round_trips_per_sec,omitempty"`
+	Latency        stats.Percentiles `json:"latency,omitzero"`
+	ClientCPUPerRT float64           `json:"client_cpu_us_per_rt,omitempty"`
+	ServerCPUPerRT float64           `json:"server_cpu_us_per_rt,omitempty"`
+	ClientCPUShare float64           `json:"client_cpu_cores,omitempty"` // client CPU seconds per second
+	ServerCPUShare float64           `json:"server_cpu_cores,omitempty"`
 
 	// broadcast: one entry per measured round, and the medians over them.
 	Rounds       []BroadcastRound `json:"rounds,omitempty"`

@@ -55,8 +55,7 @@ func Dial(src, dst *unix.SockaddrInet4, host, path string, timeout time.Duration
 			return fd, nil, fmt.Errorf("bind: %w", err)
 		}
 	}
-	to := unix.SockaddrInet4{Port: dst.Port, Addr: dst.Addr} // a Sockaddr is scratch space for the call: one per goroutine
-	if err = unix.Connect(fd, &to); err != nil {
+	if err = connect(fd, dst, timeout); err != nil {
 		return fd, nil, fmt.Errorf("connect: %w", err)
 	}
 	if err = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1); err != nil {
@@ -72,6 +71,48 @@ func Dial(src, dst *unix.SockaddrInet4, host, path string, timeout time.Duration
 	return fd, rest, err
 }
 
+// connect connects fd to dst within timeout. It connects non-blocking and
+// polls, because a blocking connect interrupted by a signal (the Go
+// runtime preempts goroutines with SIGURG) cannot simply be retried; the
+// socket is blocking again afterwards.
+func connect(fd int, dst *unix.SockaddrInet4, timeout time.Duration) error {
+	if err := unix.SetNonblock(fd, true); err != nil {
+		return err
+	}
+	to := unix.SockaddrInet4{Port: dst.Port, Addr: dst.Addr} // a Sockaddr is scratch space for the call: one per goroutine
+	err := unix.Connect(fd, &to)
+	if err == unix.EINPROGRESS || err == unix.EINTR {
+		deadline := time.Now().Add(timeout)
+		for {
+			left := time.Until(deadline)
+			if left <= 0 {
+				return unix.ETIMEDOUT
+			}
+			pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+			n, perr := unix.Poll(pfd, int(left.Milliseconds())+1)
+			if perr == unix.EINTR || (perr == nil && n == 0) {
+				continue
+			}
+			if perr != nil {
+				return perr
+			}
+			break
+		}
+		soErr, gerr := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
+		if gerr != nil {
+			return gerr
+		}
+		err = nil
+		if soErr != 0 {
+			err = unix.Errno(soErr)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return unix.SetNonblock(fd, false)
+}
+
 // readHandshake reads the server's answer up to the end of its head and
 // checks the status and Sec-WebSocket-Accept.
 func readHandshake(fd int, key string) ([]byte, error) {
@@ -79,6 +120,9 @@ func readHandshake(fd int, key string) ([]byte, error) {
 	var tmp [512]byte
 	for {
 		n, err := unix.Read(fd, tmp[:])
+		if err == unix.EINTR {
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read handshake: %w", err)
 		}

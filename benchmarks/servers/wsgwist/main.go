@@ -22,7 +22,20 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	memProfile := flag.String("memprofile", "", "write a heap profile to this file on SIGUSR1 (for the RSS breakdown)")
+	memRate := flag.Int("memprofilerate", 0, "runtime.MemProfileRate with -memprofile (0: Go's default, 512 KiB)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (stops at SIGTERM)")
 	flag.Parse()
+	if *cpuProfile != "" {
+		stop, err := serve.StartCPUProfile(*cpuProfile)
+		if err != nil {
+			serve.Fatal("wsgwist", err)
+		}
+		defer stop()
+	}
+	if *memProfile != "" {
+		serve.HeapProfileOnSignal(*memProfile, *memRate)
+	}
 	app := gwist.New()
 	hub := gwist.NewWSHub()
 	app.GET(serve.WSPath, gwist.WebSocket(&gwist.WSHandler{
