@@ -11,9 +11,10 @@ import (
 
 // The rows of the WebSocket workloads: gwist's examples/hello (its /ws;
 // n/a while hello has none) for idle and echo, servers/wsgwist (the peers'
-// three routes on gwist's API) for all three, and the two WebSocket peers.
+// three routes on gwist's API) for all three, wsgwist-inline (callbacks
+// on the event loop) for idle and echo, and the two WebSocket peers.
 var (
-	wsEchoRows      = []string{"gwist", "wsgwist", "wsgorilla", "wsnbio"}
+	wsEchoRows      = []string{"gwist", "wsgwist", "wsgwist-inline", "wsgorilla", "wsnbio"}
 	wsBroadcastRows = []string{"wsgwist", "wsgorilla", "wsnbio"}
 )
 

@@ -22,6 +22,7 @@ import (
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	inline := flag.Bool("inline", false, "run the callbacks on the event loop (gwist.WithInline) instead of the worker pool")
 	memProfile := flag.String("memprofile", "", "write a heap profile to this file on SIGUSR1 (for the RSS breakdown)")
 	memRate := flag.Int("memprofilerate", 0, "runtime.MemProfileRate with -memprofile (0: Go's default, 512 KiB)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (stops at SIGTERM)")
@@ -36,7 +37,7 @@ func main() {
 	if *memProfile != "" {
 		serve.HeapProfileOnSignal(*memProfile, *memRate)
 	}
-	app := gwist.New()
+	app := gwist.New(gwist.WithInline(*inline))
 	hub := gwist.NewWSHub()
 	app.GET(serve.WSPath, gwist.WebSocket(&gwist.WSHandler{
 		OnMessage: func(ws *gwist.WSConn, op gwist.Opcode, data []byte) {
