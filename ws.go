@@ -93,7 +93,9 @@ func WebSocket(h *WSHandler) HandlerFunc {
 	return func(c *Ctx) error { return c.WebSocket(h) }
 }
 
-func (h *WSHandler) prepare() { h.once.Do(func() { h.cfg, h.adapter = h.Config.WithDefaults(), wsAdapter{h} }) }
+func (h *WSHandler) prepare() {
+	h.once.Do(func() { h.cfg, h.adapter = h.Config.WithDefaults(), wsAdapter{h} })
+}
 
 // WebSocket answers the WebSocket opening handshake (RFC 6455 section 4.2)
 // and, when it is valid, switches the connection to WebSocket once the

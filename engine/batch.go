@@ -107,7 +107,7 @@ func runBatch(b *batch) (unbound bool) {
 		ex.b = b
 		s.serve(ex)
 		keep := ex.in == nil || ex.endBody() // a streamed request body (inbody.go)
-		if ex.ws != nil { // upgraded to WebSocket: the loop switches (wsupgrade.go)
+		if ex.ws != nil {                    // upgraded to WebSocket: the loop switches (wsupgrade.go)
 			b.upgrade = ex.ws
 			b.out = appendSwitching(b.out, &ex.Header)
 			break

@@ -217,7 +217,7 @@ func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
 		if ws.writeDone {
 			return ErrWSClosed
 		}
-		if ws.queuedLen == 0 || int64(ws.queuedLen)+ws.backlog.Load() <= int64(ws.cfg.MaxQueued) {
+		if ws.hasRoom(len(data)) {
 			break
 		}
 		if !block {
@@ -243,6 +243,13 @@ func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
 	return nil
 }
 
+// hasRoom: n more bytes fit under MaxQueued (a message bigger than the
+// cap goes when nothing waits). Called with mu held.
+func (ws *WSConn) hasRoom(n int) bool {
+	waiting := int64(ws.queuedLen) + ws.backlog.Load()
+	return waiting == 0 || waiting+int64(n) <= int64(ws.cfg.MaxQueued)
+}
+
 // writeShared queues a frame shared with other connections, without
 // copying it when nothing else is queued. It fails with ErrSlowClient
 // beyond the cap. Called by Hub.Broadcast.
@@ -252,7 +259,7 @@ func (ws *WSConn) writeShared(frame []byte) error {
 	if ws.writeDone {
 		return ErrWSClosed
 	}
-	if ws.queuedLen > 0 && int64(ws.queuedLen+len(frame))+ws.backlog.Load() > int64(ws.cfg.MaxQueued) {
+	if !ws.hasRoom(len(frame)) {
 		return ErrSlowClient
 	}
 	if len(ws.buf) > 0 {
@@ -367,9 +374,9 @@ func (ws *WSConn) noteBacklog() {
 	}
 	ob := int64(ws.c.gc.OutboundBuffered())
 	ws.backlog.Store(ob)
-	if ob <= int64(ws.cfg.MaxQueued) {
+	if ob < int64(ws.cfg.MaxQueued) {
 		ws.mu.Lock()
-		if ws.queuedLen == 0 || int64(ws.queuedLen)+ob <= int64(ws.cfg.MaxQueued) {
+		if ws.wake != nil && int64(ws.queuedLen)+ob < int64(ws.cfg.MaxQueued) {
 			ws.wakeWriters()
 		}
 		ws.mu.Unlock()

@@ -35,6 +35,7 @@
 //	POST /upload     reads the body as a stream as it arrives (no size limit,
 //	                 never held in memory) and answers
 //	                 {"bytes":N,"sha256":"<hex>"}
+//	GET  /ws         a WebSocket echoing every message (text and binary)
 //	GET  /debug/pprof/   net/http/pprof through gwist.WrapHandler: the index,
 //	                 /debug/pprof/heap, goroutine, allocs, ..., cmdline,
 //	                 symbol, profile?seconds=N and trace?seconds=N (these
@@ -93,6 +94,7 @@ func main() {
 	routes(app)
 	static(app, *staticDir)
 	debugRoutes(app, *inline)
+	wsRoutes(app)
 	if *withMiddleware {
 		useMiddleware(app, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	}
