@@ -22,6 +22,7 @@ var ownBinaries = [][2]string{
 	{"wsgorilla", "./servers/wsgorilla"},
 	{"wsnbio", "./servers/wsnbio"},
 	{"wsgwist", "./servers/wsgwist"},
+	{"wsbare", "./servers/wsbare"},
 	{"wsbench", "./cmd/wsbench"},
 }
 

@@ -41,6 +41,7 @@ var allServers = assignPorts([]serverDef{
 	{name: "wsgorilla", binary: "wsgorilla", plainOnly: true, variant: true},
 	{name: "wsnbio", binary: "wsnbio", plainOnly: true, variant: true},
 	{name: "wsgwist-inline", binary: "wsgwist", extra: []string{"-inline"}, plainOnly: true, ours: true, variant: true},
+	{name: "wsbare", binary: "wsbare", plainOnly: true, ceiling: true, variant: true},
 })
 
 // assignPorts gives row n (from 1) its ports from portBase; the ceiling

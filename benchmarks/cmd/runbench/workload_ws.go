@@ -12,9 +12,10 @@ import (
 // The rows of the WebSocket workloads: gwist's examples/hello (its /ws;
 // n/a while hello has none) for idle and echo, servers/wsgwist (the peers'
 // three routes on gwist's API) for all three, wsgwist-inline (callbacks
-// on the event loop) for idle and echo, and the two WebSocket peers.
+// on the event loop) for idle and echo, the two WebSocket peers, and
+// wsbare (bare gnet echoing frames: the ceiling) for idle and echo.
 var (
-	wsEchoRows      = []string{"gwist", "wsgwist", "wsgwist-inline", "wsgorilla", "wsnbio"}
+	wsEchoRows      = []string{"gwist", "wsgwist", "wsgwist-inline", "wsgorilla", "wsnbio", "wsbare"}
 	wsBroadcastRows = []string{"wsgwist", "wsgorilla", "wsnbio"}
 )
 
