@@ -3,6 +3,7 @@ package gwist
 import (
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -93,6 +94,13 @@ func WebSocket(h *WSHandler) HandlerFunc {
 	return func(c *Ctx) error { return c.WebSocket(h) }
 }
 
+// wsRoutePC is the code of the handlers WebSocket returns: an App with such
+// a route advertises RFC 8441 over HTTP/2 (isWebSocketRoute).
+var wsRoutePC = reflect.ValueOf(WebSocket(&WSHandler{})).Pointer()
+
+// isWebSocketRoute reports whether h was made by WebSocket.
+func isWebSocketRoute(h HandlerFunc) bool { return reflect.ValueOf(h).Pointer() == wsRoutePC }
+
 func (h *WSHandler) prepare() {
 	h.once.Do(func() { h.cfg, h.adapter = h.Config.WithDefaults(), wsAdapter{h} })
 }
@@ -139,7 +147,7 @@ func (c *Ctx) WebSocket(h *WSHandler) error {
 	if !h2 && !websocket.ValidClientKey(key) {
 		return c.String(http.StatusBadRequest, "missing or invalid Sec-WebSocket-Key\n")
 	}
-	if req.ContentLength != 0 || req.Chunked {
+	if !h2 && (req.ContentLength != 0 || req.Chunked) {
 		return c.String(http.StatusBadRequest, "a WebSocket handshake has no body\n")
 	}
 	if check := h.CheckOrigin; check != nil && !check(c) || check == nil && !sameOrigin(req) {

@@ -152,7 +152,7 @@ func TestWebSocketHub(t *testing.T) {
 	app := gwist.New(gwist.WithLogger(discardLogger()))
 	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{
 		OnOpen: func(ws *gwist.WSConn) { hub.Add(ws); opened.Add(1) },
-		Config: gwist.WSConfig{MaxQueued: 256 << 10},
+		Config: gwist.WSConfig{MaxQueued: 1 << 20, CloseTimeout: 500 * time.Millisecond},
 	}))
 	addr := startApp(t, app)
 	const n = 20
@@ -191,13 +191,15 @@ func TestWebSocketHub(t *testing.T) {
 	rounds := 0
 	for ; rounds < 5000 && dropped == 0; rounds++ {
 		_, dropped = hub.Broadcast(websocket.OpBinary, big)
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(4 * time.Millisecond)
 	}
 	if dropped != 1 {
 		t.Fatalf("dropped %d, want the one slow member (after %d broadcasts)", dropped, rounds)
 	}
+	// The server closed it (1008, then CloseTimeout: it reads nothing),
+	// and it left the hub.
+	waitFor(t, 5*time.Second, "the slow member to be closed and leave", func() bool { return hub.Len() == n-2 })
 	clients[1].conn.Close()
-	waitFor(t, 5*time.Second, "the slow member to leave", func() bool { return hub.Len() == n-2 })
 	for _, c := range clients[2:] {
 		c.conn.Close()
 	}

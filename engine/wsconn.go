@@ -136,16 +136,21 @@ type WSConn struct {
 	subp    string
 	deflate *websocket.DeflateParams
 
+	// h2s: the HTTP/2 stream this WebSocket runs on (RFC 8441); nil for
+	// an upgraded HTTP/1.1 connection (wstransport.go).
+	h2s *h2Stream
 	// Loop only (the driver, wsdriver.go).
 	r         *websocket.Reader
-	lastRead  int64 // server clock of the last bytes received
-	lastData  int64 // of the last data message either way (IdleTimeout)
-	pingSent  int64 // server clock of the unanswered ping; 0 = none
-	closeAt   int64 // deadline for the peer's close frame; 0 = not waiting
-	closeRecv bool  // the peer's close frame arrived
-	closeSent bool  // the close frame is in the output
-	paused    bool  // reading stopped: the read queue is full
-	openDone  bool  // counted in Server.wsconns
+	h2in      []byte // HTTP/2: received bytes not yet fed to r
+	inEnded   bool   // HTTP/2: nothing more is read
+	lastRead  int64  // server clock of the last bytes received
+	lastData  int64  // of the last data message either way (IdleTimeout)
+	pingSent  int64  // server clock of the unanswered ping; 0 = none
+	closeAt   int64  // deadline for the peer's close frame; 0 = not waiting
+	closeRecv bool   // the peer's close frame arrived
+	closeSent bool   // the close frame is in the output
+	paused    bool   // reading stopped: the read queue is full
+	openDone  bool   // counted in Server.wsconns
 
 	mu sync.Mutex
 	// The write side: framed output waiting for the loop. shared holds
@@ -162,7 +167,7 @@ type WSConn struct {
 	closeCode   websocket.CloseCode
 	closeReason string
 	writeDone   bool          // no more writes: a close frame is queued, or the connection is gone
-	gone        bool          // OnClose ran (the fd is no longer ours)
+	isGone      bool          // the transport is gone (OnClose ran, or the stream ended)
 	wake        chan struct{} // closed when blocked writers may retry
 	deflater    *websocket.Deflater
 	// The callbacks' queue (wsevents.go).
@@ -178,6 +183,10 @@ type WSConn struct {
 
 // Subprotocol is the subprotocol the handshake selected ("" for none).
 func (ws *WSConn) Subprotocol() string { return ws.subp }
+
+// OverHTTP2 reports whether the WebSocket runs on an HTTP/2 stream (RFC
+// 8441) rather than on an upgraded HTTP/1.1 connection.
+func (ws *WSConn) OverHTTP2() bool { return ws.h2s != nil }
 
 // Compressed reports whether permessage-deflate was negotiated.
 func (ws *WSConn) Compressed() bool { return ws.deflate != nil }
@@ -296,7 +305,7 @@ func (ws *WSConn) Close(code websocket.CloseCode, reason string) error {
 // schedule queues a flush on the loop unless one is queued or the loop
 // flushes anyway. Called with mu held.
 func (ws *WSConn) schedule() {
-	if ws.scheduled || ws.onLoop || ws.gone {
+	if ws.scheduled || ws.onLoop || ws.isGone {
 		return
 	}
 	ws.scheduled = true
@@ -320,28 +329,34 @@ type wsFlush WSConn
 func (f *wsFlush) Run(context.Context) error {
 	ws := (*WSConn)(f)
 	c := ws.c
-	if c.closed || c.proto != protocol((*wsDriver)(ws)) {
+	if c.closed || !ws.live() {
 		ws.mu.Lock()
 		ws.scheduled = false
 		ws.mu.Unlock()
 		return nil
 	}
 	c.beginLoopTask()
-	c.finishCallback() // endCallback flushes (wsdriver.go)
+	if s := ws.h2s; s != nil {
+		ws.flushOut()
+		s.d.output()
+	}
+	c.finishCallback() // over HTTP/1, endCallback flushes (wsdriver.go)
 	return nil
 }
 
-// flushOut moves what writers queued to the output: shared frames are
-// written as they are, the connection's own bytes through c.out, and a
-// requested close frame last. Loop only.
+// flushOut moves what writers queued to the transport's output: over
+// HTTP/1, shared frames are written as they are and the connection's own
+// bytes go through c.out; over HTTP/2 both become the stream's DATA. A
+// requested close frame goes last. Loop only.
 func (ws *WSConn) flushOut() {
 	c := ws.c
+	s := ws.h2s
 	ws.mu.Lock()
 	ws.scheduled = false
 	shared := ws.shared
 	if len(shared) > 0 {
 		ws.shared = nil
-		if len(c.out) > 0 {
+		if s == nil && len(c.out) > 0 {
 			c.writeWire(c.out)
 			c.out = c.out[:0]
 		}
@@ -349,30 +364,42 @@ func (ws *WSConn) flushOut() {
 			if c.closed {
 				break
 			}
-			c.writeWire(f)
+			if s != nil {
+				s.pend = append(s.pend, f...)
+			} else {
+				c.writeWire(f)
+			}
 		}
 	}
+	out := ws.outBuf()
 	if len(ws.buf) > 0 {
-		c.out = append(c.out, ws.buf...)
+		*out = append(*out, ws.buf...)
 	}
 	ws.giveBuf()
 	ws.queuedLen = 0
 	if ws.closeReq && !ws.closeSent {
 		ws.closeReq = false
 		ws.closeSent = true
-		c.out = websocket.AppendClose(c.out, ws.closeCode, ws.closeReason)
+		*out = websocket.AppendClose(*out, ws.closeCode, ws.closeReason)
 		ws.closeAt = c.srv.now() + int64(ws.cfg.CloseTimeout)
 	}
 	ws.mu.Unlock()
+	ws.pumpOut()
 }
 
-// noteBacklog records gnet's outbound buffer for the writers' cap and wakes
+// noteBacklog records what the transport holds for the writers' cap (gnet's
+// outbound buffer, or the HTTP/2 stream's bytes not yet framed) and wakes
 // the writers blocked on it once it is under the cap. Loop only.
 func (ws *WSConn) noteBacklog() {
 	if ws.c.closed {
 		return
 	}
-	ob := int64(ws.c.gc.OutboundBuffered())
+	var ob int64
+	if s := ws.h2s; s != nil {
+		ob = int64(len(s.pend))
+	} else {
+		ob = int64(ws.c.gc.OutboundBuffered())
+	}
 	ws.backlog.Store(ob)
 	if ob < int64(ws.cfg.MaxQueued) {
 		ws.mu.Lock()

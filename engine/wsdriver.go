@@ -37,34 +37,44 @@ func (c *conn) switchToWS(ws *WSConn) {
 func (d *wsDriver) serve() {
 	ws := (*WSConn)(d)
 	c := ws.c
-	for !c.closed && !c.stopReading {
-		if ws.readQueueFull() {
-			c.paused = true
-			if in := c.inboundBytes(); in > c.config().MaxInboundBytes {
-				c.srv.pipe.inboundCapped.Add(1)
-				d.fail(websocket.ClosePolicyViolation, "read queue overflow")
-			} else {
-				c.srv.pipe.notePeak(in)
-			}
-			return
-		}
+	if ws.process() {
 		c.paused = false
+		return
+	}
+	c.paused = true // the callbacks' queue is full: stop reading the socket
+	if in := c.inboundBytes(); in > c.config().MaxInboundBytes {
+		c.srv.pipe.inboundCapped.Add(1)
+		d.fail(websocket.ClosePolicyViolation, "read queue overflow")
+	} else {
+		c.srv.pipe.notePeak(in)
+	}
+}
+
+// process feeds the frame reader from the transport's input and handles
+// its events, until the input is used up (true) or the callbacks' queue is
+// full (false: reading pauses). Loop only.
+func (ws *WSConn) process() bool {
+	d := (*wsDriver)(ws)
+	for !ws.readDone() {
+		if ws.readQueueFull() {
+			return false
+		}
 		if ev, ok := ws.r.Next(); ok {
 			d.event(ev)
 			continue
 		}
 		if err := ws.r.Err(); err != nil {
 			d.fail(err.Code, err.Reason)
-			return
+			return true
 		}
-		in := c.input()
+		in := ws.input()
 		if len(in) == 0 {
-			return
+			return true
 		}
 		n := ws.r.Feed(in)
 		if n > 0 {
-			c.consume(n)
-			ws.lastRead = c.srv.now()
+			ws.consume(n)
+			ws.lastRead = ws.c.srv.now()
 			ws.pingSent = 0 // anything from the peer shows it is alive
 			continue
 		}
@@ -75,8 +85,9 @@ func (d *wsDriver) serve() {
 		if err := ws.r.Err(); err != nil {
 			d.fail(err.Code, err.Reason)
 		}
-		return // a partial frame header: wait for the rest
+		return true // a partial frame header: wait for the rest
 	}
+	return true
 }
 
 // event handles one frame reader event. Loop only.
@@ -93,7 +104,9 @@ func (d *wsDriver) event(ev websocket.Event) {
 	case websocket.EventPing:
 		if !ws.closeSent {
 			d.flushOut() // keep the order of what was queued before it
-			c.out = websocket.AppendFrame(c.out, websocket.OpPong, true, ev.Payload)
+			out := ws.outBuf()
+			*out = websocket.AppendFrame(*out, websocket.OpPong, true, ev.Payload)
+			ws.pumpOut()
 		}
 	case websocket.EventPong:
 		ws.pingSent = 0
@@ -108,8 +121,7 @@ func (d *wsDriver) event(ev websocket.Event) {
 			d.sendClose(echo, "")
 		}
 		ws.queueClose(code, reason)
-		c.stopReading, c.closeWhenDone = true, true
-		c.discardInput()
+		ws.endTransport()
 	}
 }
 
@@ -121,8 +133,7 @@ func (d *wsDriver) fail(code websocket.CloseCode, reason string) {
 	c.srv.logDebug("WebSocket protocol error: "+reason, c)
 	d.sendClose(code, reason)
 	ws.queueClose(code, reason)
-	c.stopReading, c.closeWhenDone = true, true
-	c.discardInput()
+	ws.endTransport()
 }
 
 // sendClose queues a close frame after what the application queued; code
@@ -139,13 +150,14 @@ func (d *wsDriver) sendClose(code websocket.CloseCode, reason string) {
 		return
 	}
 	ws.closeSent = true
-	c := ws.c
+	out := ws.outBuf()
 	if code == 0 {
-		c.out = append(c.out, 0x88, 0x00)
+		*out = append(*out, 0x88, 0x00)
 	} else {
-		c.out = websocket.AppendClose(c.out, code, reason)
+		*out = websocket.AppendClose(*out, code, reason)
 	}
-	ws.closeAt = c.srv.now() + int64(ws.cfg.CloseTimeout)
+	ws.pumpOut()
+	ws.closeAt = ws.c.srv.now() + int64(ws.cfg.CloseTimeout)
 }
 
 func (d *wsDriver) flushOut() { (*WSConn)(d).flushOut() }
@@ -171,15 +183,23 @@ func (d *wsDriver) writable() { (*WSConn)(d).noteBacklog() }
 // handshake's deadline, the drain, and a refused hand-off to the workers.
 func (d *wsDriver) tick(now int64) {
 	ws := (*WSConn)(d)
-	c := ws.c
 	ws.retryCallbacks()
-	if c.closed {
-		return
+	if !ws.c.closed {
+		ws.keepalive(now)
 	}
+}
+
+// keepalive: the sweep's look at one WebSocket (over HTTP/1 or an HTTP/2
+// stream). Loop only.
+func (ws *WSConn) keepalive(now int64) {
+	d := (*wsDriver)(ws)
+	c := ws.c
 	if ws.closeSent {
-		if !ws.closeRecv && ws.closeAt != 0 && now >= ws.closeAt && !c.closeWhenDone {
+		if !ws.closeRecv && ws.closeAt != 0 && now >= ws.closeAt {
+			// The peer did not answer (or does not read): close without
+			// waiting for what it has not taken.
 			c.srv.logDebug("WebSocket: no close frame from the peer in time", c)
-			c.stopReading, c.closeWhenDone = true, true
+			ws.abortTransport()
 		}
 		return
 	}
@@ -191,7 +211,7 @@ func (d *wsDriver) tick(now int64) {
 	if ws.pingSent != 0 && now-ws.pingSent >= int64(cfg.PongTimeout) {
 		c.srv.logDebug("WebSocket: no pong in time", c)
 		ws.queueClose(websocket.CloseAbnormal, "no pong")
-		c.abort()
+		ws.abortTransport()
 		return
 	}
 	if cfg.IdleTimeout > 0 && now-ws.lastData >= int64(cfg.IdleTimeout) {
@@ -200,7 +220,9 @@ func (d *wsDriver) tick(now int64) {
 	}
 	if cfg.PingInterval > 0 && ws.pingSent == 0 && now-ws.lastRead >= int64(cfg.PingInterval) {
 		d.flushOut()
-		c.out = websocket.AppendFrame(c.out, websocket.OpPing, true, nil)
+		out := ws.outBuf()
+		*out = websocket.AppendFrame(*out, websocket.OpPing, true, nil)
+		ws.pumpOut()
 		ws.pingSent = now
 	}
 }
@@ -226,11 +248,14 @@ func (d *wsDriver) goAway() {
 
 // close runs from OnClose: writers fail from now on, OnClose is queued if
 // it was not, and the connection leaves its hubs.
-func (d *wsDriver) close() {
-	ws := (*WSConn)(d)
+func (d *wsDriver) close() { (*WSConn)(d).gone() }
+
+// gone: the transport (the connection, or the HTTP/2 stream) is gone.
+// Loop only.
+func (ws *WSConn) gone() {
 	c := ws.c
 	ws.mu.Lock()
-	ws.gone, ws.writeDone = true, true
+	ws.isGone, ws.writeDone = true, true
 	ws.giveBuf()
 	if ws.deflater != nil {
 		ws.deflater.Release()
@@ -245,6 +270,10 @@ func (d *wsDriver) close() {
 		h.Remove(ws)
 	}
 	ws.r = nil
+	if s := ws.h2s; s != nil && len(ws.h2in) > 0 && !s.freed {
+		s.d.h2.Consumed(s.id, len(ws.h2in)) // give the connection's window back
+	}
+	ws.h2in = nil
 	ws.queueClose(websocket.CloseAbnormal, "")
 	if ws.openDone {
 		ws.openDone = false

@@ -89,6 +89,9 @@ func (ws *WSConn) startCallbacks() {
 		ws.mu.Lock()
 		ws.onLoop = false
 		ws.mu.Unlock()
+		if ws.h2s != nil && ws.live() {
+			ws.flushOut() // over HTTP/1 the callback's end flushes
+		}
 		return
 	}
 	b := getBatch(c)
@@ -190,7 +193,20 @@ type wsResume WSConn
 func (r *wsResume) Run(context.Context) error {
 	ws := (*WSConn)(r)
 	c := ws.c
-	if c.closed || !c.paused || c.stopReading || c.proto != protocol((*wsDriver)(ws)) {
+	if c.closed || !ws.live() {
+		return nil
+	}
+	if s := ws.h2s; s != nil {
+		if !ws.paused {
+			return nil
+		}
+		c.beginLoopTask()
+		ws.paused = !ws.process()
+		s.d.output()
+		c.finishCallback()
+		return nil
+	}
+	if !c.paused || c.stopReading {
 		return nil
 	}
 	c.beginLoopTask()

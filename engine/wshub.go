@@ -22,7 +22,7 @@ func NewWSHub() *WSHub { return &WSHub{conns: make(map[*WSConn]struct{})} }
 // Add puts ws in the hub (a closed connection is not added).
 func (h *WSHub) Add(ws *WSConn) {
 	ws.mu.Lock()
-	if ws.gone {
+	if ws.isGone {
 		ws.mu.Unlock()
 		return
 	}

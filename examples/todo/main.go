@@ -53,14 +53,15 @@ func main() {
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	app, _ := newApp(logger, *origin)
+	// Catch the signals before saying we listen: a SIGTERM right after
+	// the line must stop us gracefully, not kill us.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	bound, err := app.Start(*addr)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("todo: listening on http://%s\n", bound)
-
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	<-stop
 	logger.Info("todo: shutting down")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
