@@ -51,8 +51,8 @@ func wsEchoArgs(o options, addr string, pid int) []string {
 		"-warmup", secs(o.warm), "-size", "16")
 }
 
-func wsBroadcastArgs(o options, addr string) []string {
-	return wsbenchArgs("broadcast", addr, 0, "-n", strconv.Itoa(o.wsSubs), "-size", "1024",
+func wsBroadcastArgs(o options, addr string, pid int) []string {
+	return wsbenchArgs("broadcast", addr, pid, "-n", strconv.Itoa(o.wsSubs), "-size", "1024",
 		"-rounds", strconv.Itoa(o.wsBroadcastRounds))
 }
 
@@ -133,11 +133,13 @@ func wsBroadcastWorkload() workload {
 	w := workload{name: "ws-broadcast", title: "WebSocket broadcast of 1 KiB to 10,000 subscribers", helper: "wsbench",
 		rows: wsBroadcastRows, primary: "last", higher: false,
 		metrics: []metric{{"last", "to last ms", 1}, {"p50", "to median ms", 1}, {"post", "POST ms", 1},
-			{"delivered", "delivered", 0}},
-		note: "Subscribers hold /ws/sub; each round POSTs /broadcast?bytes=1024 (the server hands one binary message to every subscriber, then answers 200) and times from just before the POST to the last subscriber's (and the median one's) whole message, read by wsbench's epoll loops. One warm-up broadcast, then the rounds; figures are medians over them (and then over the runner's rounds). delivered is the lowest count of a round."}
-	w.commands = func(o options) []string { return []string{shellJoin("wsbench", wsBroadcastArgs(o, plainPH))} }
+			{"server_cpu", "server CPU ms", 1}, {"delivered", "delivered", 0}},
+		note: "Subscribers hold /ws/sub; each round POSTs /broadcast?bytes=1024 (the server hands one binary message to every subscriber, then answers 200) and times from just before the POST to the last subscriber's (and the median one's) whole message, read by wsbench's epoll loops; server CPU ms is the server's utime+stime over the same span (/proc/PID/stat, 10 ms ticks). One warm-up broadcast, then the rounds; figures are medians over them (and then over the runner's rounds). delivered is the lowest count of a round."}
+	w.commands = func(o options) []string {
+		return []string{shellJoin("wsbench", wsBroadcastArgs(o, plainPH, 0)) + " -pid SERVERPID"}
+	}
 	w.run = func(e *env, s *server) outcome {
-		res, o, ok := runWSBench(e, s, 5*time.Minute, wsBroadcastArgs(e.o, s.def.plainAddr()))
+		res, o, ok := runWSBench(e, s, 5*time.Minute, wsBroadcastArgs(e.o, s.def.plainAddr(), s.pid))
 		if !ok {
 			return o
 		}
@@ -146,7 +148,7 @@ func wsBroadcastWorkload() workload {
 			delivered = min(delivered, r.Delivered)
 		}
 		o = outcome{values: map[string]float64{"last": res.MedianLastMs, "p50": res.MedianP50Ms, "post": res.MedianPostMs,
-			"delivered": float64(delivered)}, note: openNote(res)}
+			"server_cpu": res.MedianServerCPUMs, "delivered": float64(delivered)}, note: openNote(res)}
 		if delivered < res.Open && o.note == "" {
 			o.note = fmt.Sprintf("a round reached only %d of %d subscribers", delivered, res.Open)
 		}

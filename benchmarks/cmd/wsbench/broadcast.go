@@ -78,22 +78,29 @@ func runBroadcast(c config) (parse.WSBench, error) {
 	url := "http://" + c.addr + "/broadcast?bytes=" + strconv.Itoa(c.size)
 	client := &http.Client{Timeout: c.timeout}
 	for k := range total {
+		cpu0 := serverCPU(c.pid)
 		r, err := broadcastOnce(client, url, dl, k, res.Open, c.timeout)
+		if cpu1 := serverCPU(c.pid); cpu0 >= 0 && cpu1 >= 0 {
+			r.ServerCPUMs = ms(cpu1 - cpu0)
+		}
 		if err != nil {
 			return res, fmt.Errorf("broadcast %d: %w", k, err)
 		}
-		logf("broadcast %d: POST %.1f ms, p50 %.1f ms, last %.1f ms, %d of %d delivered (server sent %d)",
-			k, r.PostMs, r.P50Ms, r.LastMs, r.Delivered, res.Open, r.Sent)
+		logf("broadcast %d: POST %.1f ms, p50 %.1f ms, last %.1f ms, %d of %d delivered (server sent %d), server CPU %.0f ms",
+			k, r.PostMs, r.P50Ms, r.LastMs, r.Delivered, res.Open, r.Sent, r.ServerCPUMs)
 		if k > 0 {
 			res.Rounds = append(res.Rounds, r)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	var last, p50, post []float64
+	var last, p50, post, cpu []float64
 	for _, r := range res.Rounds {
-		last, p50, post = append(last, r.LastMs), append(p50, r.P50Ms), append(post, r.PostMs)
+		last, p50, post, cpu = append(last, r.LastMs), append(p50, r.P50Ms), append(post, r.PostMs), append(cpu, r.ServerCPUMs)
 	}
 	res.MedianLastMs, res.MedianP50Ms, res.MedianPostMs = stats.Median(last), stats.Median(p50), stats.Median(post)
+	if c.pid > 0 {
+		res.MedianServerCPUMs = stats.Median(cpu)
+	}
 	if n := dl.bad.Load(); n > 0 {
 		res.Errors["wrong-size"] = n
 	}

@@ -42,16 +42,20 @@ type WSBench struct {
 	MedianLastMs float64          `json:"median_last_ms,omitempty"`
 	MedianP50Ms  float64          `json:"median_p50_ms,omitempty"`
 	MedianPostMs float64          `json:"median_post_ms,omitempty"`
+	// MedianServerCPUMs is the server's CPU time per broadcast (with -pid):
+	// from just before the POST to the last delivery.
+	MedianServerCPUMs float64 `json:"median_server_cpu_ms,omitempty"`
 }
 
 // BroadcastRound is one POST /broadcast: times from just before the POST
 // to its 200, to the median subscriber's delivery and to the last one's.
 type BroadcastRound struct {
-	PostMs    float64 `json:"post_ms"`
-	P50Ms     float64 `json:"p50_ms"`
-	LastMs    float64 `json:"last_ms"`
-	Sent      int     `json:"sent"`      // what the server said it handed off
-	Delivered int     `json:"delivered"` // subscribers that got the message
+	PostMs      float64 `json:"post_ms"`
+	P50Ms       float64 `json:"p50_ms"`
+	LastMs      float64 `json:"last_ms"`
+	Sent        int     `json:"sent"`                    // what the server said it handed off
+	Delivered   int     `json:"delivered"`               // subscribers that got the message
+	ServerCPUMs float64 `json:"server_cpu_ms,omitempty"` // with -pid
 }
 
 // ErrorCount is the total of Errors.

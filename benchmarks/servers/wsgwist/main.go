@@ -23,6 +23,7 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
 	inline := flag.Bool("inline", false, "run the callbacks on the event loop (gwist.WithInline) instead of the worker pool")
+	loops := flag.Int("loops", 0, "event loops (gwist.WithLoops; 0: gwist's default, half the cores with the worker pool)")
 	memProfile := flag.String("memprofile", "", "write a heap profile to this file on SIGUSR1 (for the RSS breakdown)")
 	memRate := flag.Int("memprofilerate", 0, "runtime.MemProfileRate with -memprofile (0: Go's default, 512 KiB)")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file (stops at SIGTERM)")
@@ -37,7 +38,7 @@ func main() {
 	if *memProfile != "" {
 		serve.HeapProfileOnSignal(*memProfile, *memRate)
 	}
-	app := gwist.New(gwist.WithInline(*inline))
+	app := gwist.New(gwist.WithInline(*inline), gwist.WithLoops(*loops))
 	hub := gwist.NewWSHub()
 	app.GET(serve.WSPath, gwist.WebSocket(&gwist.WSHandler{
 		OnMessage: func(ws *gwist.WSConn, op gwist.Opcode, data []byte) {
