@@ -21,16 +21,17 @@ const (
 )
 
 // ValidCloseCode reports whether c may appear in a close frame on the
-// wire: 1000-1003 and 1007-1011 (RFC 6455 section 7.4.1) and 3000-4999
-// (libraries, frameworks and applications, section 7.4.2). 1004, 1005,
-// 1006 and 1015 (reserved, never sent), every other code below 3000 and
-// every code from 5000 are invalid. 1012-1014, registered with IANA after
-// RFC 6455 for servers and gateways, are rejected too.
+// wire: 1000-1003 and 1007-1011 (RFC 6455 section 7.4.1), 1012-1014
+// (service restart, try again later, bad gateway: registered with IANA
+// after RFC 6455 and sent by servers and proxies; browsers accept them)
+// and 3000-4999 (libraries, frameworks and applications, section 7.4.2).
+// 1004, 1005, 1006 and 1015 (reserved, never sent), every other code below
+// 3000 and every code from 5000 are invalid.
 func ValidCloseCode(c CloseCode) bool {
 	switch {
 	case c >= 1000 && c <= 1003:
 		return true
-	case c >= 1007 && c <= 1011:
+	case c >= 1007 && c <= 1014:
 		return true
 	case c >= 3000 && c <= 4999:
 		return true
