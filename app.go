@@ -129,6 +129,9 @@ func (a *App) freeze() {
 		if r.stream {
 			a.cfg.engine.StreamBody = a.bodyStreams
 		}
+		if isWebSocketRoute(r.handler) { // RFC 8441 over HTTP/2 (ws.go)
+			a.cfg.engine.H2.EnableConnectProtocol = true
+		}
 		h := a.chain(r.handler, r.mw)
 		for g := r.group; g != nil && g != &a.rootGroup; g = g.parent {
 			h = a.chain(h, g.mw)

@@ -39,7 +39,11 @@ func (a *App) serve(ex *engine.Exchange) {
 // error handler. App-level middleware runs around it.
 func (a *App) dispatch(c *Ctx) error {
 	req := &c.ex.Request
-	res := a.router.Lookup(req.Method, req.Path, &c.params)
+	method := req.Method
+	if req.ProtoMajor == 2 && method == http.MethodConnect && c.ex.Protocol() != "" {
+		method = http.MethodGet // an extended CONNECT (RFC 8441) finds the GET route: gwist.WebSocket's
+	}
+	res := a.router.Lookup(method, req.Path, &c.params)
 	if status, err := c.ex.Refused(); status != 0 {
 		// The engine refused the request once its head was in (a body over
 		// the limit, bad framing): the handler does not run, the error

@@ -163,7 +163,7 @@ type Stats struct {
 	// MaxConns is the cap on open connections (WithMaxConns).
 	MaxConns int
 	// RefusedConns counts connections closed at once, unserved: beyond
-	// MaxConns, during Shutdown, or while descriptors ran out.
+	// MaxConns, or while descriptors ran out.
 	RefusedConns uint64
 	// AcceptErrors counts failed accepts (EMFILE, ENFILE, ENOBUFS, …).
 	AcceptErrors uint64
@@ -182,6 +182,9 @@ type Stats struct {
 	// Listeners has each listener's open connections, in the order the
 	// listeners were started.
 	Listeners []ListenerStats
+	// WebSockets is the number of WebSocket connections open (no
+	// goroutine each).
+	WebSockets int64
 	// HTTP2Conns is the number of open connections speaking HTTP/2, and
 	// HTTP2 counts their streams opened, reset by the client and by the
 	// server, and the GOAWAYs sent by reason.
@@ -199,6 +202,11 @@ type Stats struct {
 	// buffered for its handler (PeakBodyBuffered), each the largest over
 	// the listeners.
 	Backpressure engine.PipeStats
+	// Proxy counts what the ProxyProtocol listeners did with their
+	// connections' headers: accepted with a client address, accepted
+	// without one (LOCAL), and each reason for a close (Proxy.Errors() is
+	// their sum).
+	Proxy engine.ProxyStats
 	// ClientGoneErrors counts errors that handlers returned to
 	// DefaultErrorHandler after their request's context was cancelled
 	// (client gone or forced shutdown); their log lines are rate-limited.
@@ -243,12 +251,14 @@ func (a *App) Stats() Stats {
 		st.Listeners = append(st.Listeners, ls)
 		st.Conns += ls.Conns
 		st.Feeds += s.DetachedResponses()
+		st.WebSockets += s.WebSocketConns()
 		st.HTTP2Conns += ls.HTTP2Conns
 		st.HTTP2.Add(s.HTTP2Stats())
 		st.HTTP2Streams += s.HTTP2Streams()
 		st.RefusedConns += s.RefusedConns()
 		st.AcceptErrors += s.AcceptErrors()
 		addPipeStats(&st.Backpressure, s.PipeStats())
+		st.Proxy.Add(s.ProxyStats())
 		if ts := s.TLS(); ts != nil {
 			addTLSStats(&st.TLS, ts.Stats())
 		}

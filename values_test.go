@@ -84,7 +84,7 @@ func TestRequestValuesSurviveTheHandler(t *testing.T) {
 // reused: the context package's watcher must not read the Ctx later. Under
 // -race this failed before requestContext.AfterFunc.
 func TestDerivedContextOutlivesTheRequestSafely(t *testing.T) {
-	app := gwist.New(gwist.WithLogger(discardLogger()), gwist.WithWorkers(1))
+	app := gwist.New(gwist.WithLogger(discardLogger()))
 	app.GET("/", func(c *gwist.Ctx) error {
 		ctx, cancel := context.WithTimeout(c.Context(), time.Second)
 		defer cancel()

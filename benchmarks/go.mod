@@ -7,6 +7,7 @@ go 1.26.0
 replace github.com/gwist/gwist => ../
 
 require (
+	github.com/gorilla/websocket v1.5.3
 	github.com/gwist/gwist v0.0.0-00010101000000-000000000000
 	github.com/lesismal/llib v1.2.2
 	github.com/lesismal/nbio v1.6.8

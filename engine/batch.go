@@ -35,6 +35,9 @@ type batch struct {
 	detached *Detached
 	// h2: the HTTP/2 stream whose request this batch runs (h2stream.go).
 	h2 *h2Stream
+	// upgrade: the WebSocket its last request upgraded to (wsupgrade.go);
+	// ws: the WebSocket whose callbacks this batch runs (wsevents.go).
+	upgrade, ws *WSConn
 	// dstate: how a direct batch comes back to the loop; see direct.go.
 	dstate atomic.Uint32
 	next   *batch // the connection's next batch, in response order
@@ -59,7 +62,7 @@ func (b *batch) release() {
 	}
 	b.c, b.reqs, b.done, b.closeAfter, b.next = nil, 0, false, false, nil
 	b.direct, b.firstTLS, b.cipher, b.writeErr, b.unbound, b.cont = false, false, false, nil, false, false
-	b.detached, b.h2 = nil, nil
+	b.detached, b.h2, b.upgrade, b.ws = nil, nil, nil, nil
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)
 }
@@ -81,6 +84,13 @@ func (b *batch) releaseExchanges() {
 // before b is handed back and may be reused.
 func runBatch(b *batch) (unbound bool) {
 	s := b.c.srv
+	if ws := b.ws; ws != nil {
+		// A WebSocket's callbacks (wsevents.go); the loop keeps nothing of b.
+		b.ws = nil
+		b.release()
+		ws.runCallbacks()
+		return false
+	}
 	if st := b.h2; st != nil {
 		// One HTTP/2 request: the stream hands its response to the loop
 		// itself, and the loop frees the batch with the stream.
@@ -97,6 +107,11 @@ func runBatch(b *batch) (unbound bool) {
 		ex.b = b
 		s.serve(ex)
 		keep := ex.in == nil || ex.endBody() // a streamed request body (inbody.go)
+		if ex.ws != nil {                    // upgraded to WebSocket: the loop switches (wsupgrade.go)
+			b.upgrade = ex.ws
+			b.out = appendSwitching(b.out, &ex.Header)
+			break
+		}
 		if ex.st != nil && ex.st.detached != nil {
 			// The last of the batch (Detach checks): the loop takes over.
 			b.detached = ex.st.detached
@@ -120,7 +135,7 @@ func runBatch(b *batch) (unbound bool) {
 		}
 	}
 	unbound = b.unbound
-	if b.direct && b.detached == nil && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
+	if b.direct && b.detached == nil && b.upgrade == nil && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
 		return unbound // written; the loop collects the batch when it next looks
 	}
 	if err := b.c.el.Execute(context.Background(), b); err != nil {
@@ -143,6 +158,10 @@ func (b *batch) Run(context.Context) error {
 	}
 	if b.detached != nil {
 		b.detached.adopt() // not done: the response goes on
+		return nil
+	}
+	if b.upgrade != nil {
+		d.adoptUpgrade(b)
 		return nil
 	}
 	b.done = true

@@ -118,6 +118,9 @@ type Config struct {
 	// ReusePort sets SO_REUSEPORT on the listener (off by default: a
 	// second server on the same address fails to bind).
 	ReusePort bool
+	// ProxyProtocol, when set, makes the listener read the PROXY protocol
+	// from the trusted networks it names (proxy.go).
+	ProxyProtocol *ProxyProtocol
 	// H2 holds the HTTP/2 connections' limits (zero fields: the http2
 	// package's defaults).
 	H2 http2.Config

@@ -28,6 +28,8 @@ const (
 // read pause, write side and close. The protocol spoken on it is its
 // driver's (driver.go). Loop only, except the immutable fields (srv, el,
 // remote) that workers read and the write side under wmu (direct.go).
+// (remote is set once more, on a PROXY protocol listener, before the first
+// request exists: proxy.go.)
 type conn struct {
 	srv    *Server
 	gc     gnet.Conn

@@ -19,7 +19,8 @@ package engine
 // after another in request order, so its responses queue in batches behind
 // each other; an HTTP/2 driver has many exchanges in flight on one
 // connection and completes and interleaves them per stream; an upgraded
-// connection (WebSocket) would have no exchanges at all after the upgrade.
+// connection (WebSocket, wsdriver.go) has no exchanges at all after the
+// upgrade: frames in, callbacks on workers, frames out.
 // All of that stays behind these methods, which the lifecycle calls on the
 // loop only:
 type protocol interface {

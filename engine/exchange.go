@@ -50,6 +50,9 @@ type Exchange struct {
 	h2in   *h2body        // set when that request's body streams (h2body.go)
 	tlsc   *tlsstate.Conn // the connection's TLS state; nil on plaintext (tlsinfo.go)
 	sink   *sinkState     // set for NewSinkExchange's exchanges (sink.go)
+	ws     *WSConn        // set when the handler upgraded to WebSocket (wsupgrade.go)
+	// loopConn: the connection of an exchange served on its loop (Inline).
+	loopConn *conn
 	// refused: the status the engine refused the request with after its
 	// head (a body over the limit, bad body framing), and why.
 	refused    int
@@ -69,7 +72,7 @@ func putExchange(ex *Exchange) {
 	ex.Status = 0
 	ex.Header.Reset()
 	ex.Trailer.Reset()
-	ex.b, ex.st, ex.in, ex.h2, ex.h2in = nil, nil, nil, nil, nil
+	ex.b, ex.st, ex.in, ex.h2, ex.h2in, ex.ws, ex.loopConn = nil, nil, nil, nil, nil, nil, nil
 	ex.refused, ex.refusedErr = 0, nil
 	if cap(ex.Body) > 64<<10 {
 		ex.Body = nil // do not let one large response pin memory in the pool

@@ -39,6 +39,9 @@ type h1Driver struct {
 	// detached: the response at the head of the queue that the loop writes
 	// for a handler that has returned (detached.go).
 	detached *Detached
+	// upgrading: a request that asks for a WebSocket is with its handler;
+	// what follows it is not parsed until it is answered (wsupgrade.go).
+	upgrading bool
 }
 
 // serve parses as many complete requests as the buffered input holds and
@@ -53,7 +56,7 @@ func (d *h1Driver) serve() {
 			}
 			continue
 		}
-		if d.inflight >= cfg.MaxPipelined || c.gc.OutboundBuffered() > cfg.MaxOutboundBytes {
+		if d.inflight >= cfg.MaxPipelined || c.gc.OutboundBuffered() > cfg.MaxOutboundBytes || d.upgrading {
 			c.paused = true
 			if in := c.inboundBytes(); in > cfg.MaxInboundBytes {
 				// Abuse (the read pause keeps honest clients far below):
@@ -130,7 +133,14 @@ func (d *h1Driver) serve() {
 					return // the connection speaks HTTP/2 now (h2upgrade.go)
 				}
 			}
+			if !cfg.Inline && wantsWebSocket(&ex.Request) {
+				d.upgrading = true
+			}
 			d.dispatch(ex)
+			if c.proto != d {
+				c.proto.serve() // upgraded inline: the rest is WebSocket (wsupgrade.go)
+				return
+			}
 		}
 	}
 	d.submitBuilding()
@@ -141,7 +151,12 @@ func (d *h1Driver) dispatch(ex *Exchange) {
 	c := d.c
 	d.inflight++
 	if c.config().Inline {
+		ex.loopConn = c
 		c.srv.serve(ex)
+		if ex.ws != nil {
+			d.upgradeInline(ex)
+			return
+		}
 		keep := ex.Request.KeepAlive && !ex.wantsClose() && !c.srv.draining.Load()
 		if d.head != nil { // behind a streamed-body request, still on a worker
 			d.emit(ex.appendResponse(nil, keep, c.config().ServerName))
@@ -257,6 +272,9 @@ func (d *h1Driver) onBatchDone() {
 	}
 	c.beginLoopTask()
 	d.collect()
+	if d.upgrading && d.head == nil {
+		d.upgrading = false // answered without an upgrade: parse on
+	}
 	if c.paused && !c.closed && !c.stopReading {
 		c.resume()
 	}

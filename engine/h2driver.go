@@ -106,6 +106,10 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 	d.streams[s.id] = s
 	c.srv.h2streams.Add(1)
 	c.setPhase(phaseWaiting, 0)
+	if s.protocol = ev.Request.Protocol; s.protocol != "" {
+		d.dispatch(s) // an extended CONNECT: its stream stays open (wsh2.go)
+		return
+	}
 	cfg := c.config()
 	limit := cfg.Limits.MaxBody()
 	if !ev.EndStream && cfg.StreamBody != nil {
@@ -127,6 +131,10 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 
 func (d *h2Driver) onData(ev http2.Event) {
 	s := d.streams[ev.Stream]
+	if s != nil && s.protocol != "" {
+		s.onWSData(ev.Data, ev.EndStream) // credited as the WebSocket reads
+		return
+	}
 	if s != nil && s.body != nil {
 		s.body.feed(ev.Data, ev.EndStream) // credited as the handler reads
 		return
@@ -247,6 +255,10 @@ func (d *h2Driver) tick(now int64) {
 		}
 		if s.det != nil && s.finished {
 			s.detachedTick(now)
+		}
+		if s.ws != nil && !s.gone {
+			s.ws.retryCallbacks()
+			s.ws.keepalive(now)
 		}
 	}
 	d.output()

@@ -33,6 +33,15 @@ type h2Stream struct {
 	// det: the response was detached (h2detached.go); set under mu by the
 	// handler, read by the loop.
 	det *Detached
+	// protocol: the extended CONNECT's :protocol (RFC 8441); wsUp: the
+	// WebSocket the handler accepted (set under mu, wsh2.go); ws: that
+	// WebSocket once it runs (loop only); early: DATA received before it
+	// ran, and earlyEnd whether it ended the stream.
+	protocol string
+	wsUp     *WSConn
+	ws       *WSConn
+	early    []byte
+	earlyEnd bool
 
 	// Loop only.
 	held        int64 // request body bytes counted in d.buffered
@@ -122,7 +131,7 @@ func (s *h2Stream) setHead(ex *Exchange, length int64) {
 // returned. Handler side.
 func (s *h2Stream) handlerDone(ex *Exchange) {
 	s.mu.Lock()
-	if s.det != nil { // the Detached ends the response, not the handler
+	if s.det != nil || s.wsUp != nil { // the Detached (or the WebSocket) ends the stream, not the handler
 		s.out.done = true
 		s.mu.Unlock()
 		return
@@ -185,6 +194,7 @@ func (s *h2Stream) collect() {
 	o := s.out
 	s.out.head, s.out.body, s.out.trailers = false, nil, nil
 	s.scheduled = false
+	wsUp := s.wsUp
 	s.mu.Unlock()
 	if o.done {
 		s.finished = true
@@ -215,6 +225,9 @@ func (s *h2Stream) collect() {
 			}
 		}
 		s.pump()
+	}
+	if s.finished && wsUp != nil && s.ws == nil && s.headersSent && !s.gone {
+		s.startWS() // the handler accepted a WebSocket (wsh2.go)
 	}
 	if s.finished && (s.gone || s.ended && len(s.pend) == 0 && s.trailers == nil) {
 		s.free()
@@ -255,6 +268,9 @@ func (s *h2Stream) pump() {
 	s.mu.Lock()
 	s.backlog = len(s.pend)
 	s.mu.Unlock()
+	if s.ws != nil {
+		s.ws.noteBacklog()
+	}
 	select {
 	case s.room <- struct{}{}:
 	default:
@@ -269,6 +285,7 @@ func (s *h2Stream) pump() {
 // unless its handler still runs (then when it returns). Loop only.
 func (s *h2Stream) reset() {
 	s.gone = true
+	s.wsGone()
 	if s.body != nil {
 		s.body.fail(ErrBodyAborted, 0)
 	}
@@ -307,8 +324,13 @@ func (s *h2Stream) free() {
 	if s.det != nil {
 		s.detachedFinish()
 	}
+	s.wsGone()
 	if !s.dispatched {
 		d.buffered -= s.held
+	}
+	if n := len(s.early); n > 0 { // an extended CONNECT's DATA nobody read
+		d.h2.Consumed(s.id, n)
+		s.early = nil
 	}
 	d.h2.Release(s.id)
 	delete(d.streams, s.id)

@@ -89,7 +89,11 @@ func (s *Server) acceptLoop() {
 			continue
 		}
 		backoff = 0
-		if s.draining.Load() || !s.limit.hasRoom() {
+		// A connection accepted while Shutdown closes the listener is
+		// served (its response says Connection: close): it is typically a
+		// client reconnecting after such a response, and resetting it
+		// would lose the request it is about to send.
+		if !s.limit.hasRoom() {
 			s.refuse(nc)
 			continue
 		}

@@ -51,6 +51,7 @@ type Server struct {
 	detached   atomic.Int64 // detached responses open (detached.go)
 	h2conns    atomic.Int64 // connections speaking HTTP/2 (h2driver.go)
 	h2streams  atomic.Int64 // HTTP/2 streams the engine holds (h2driver.go, h2stream.go)
+	wsconns    atomic.Int64 // WebSocket connections open (wsdriver.go)
 	h2counters http2.Counters
 	stats      struct{ acceptErrors, refused atomic.Uint64 }
 	pipe       pipeStats // read pause and write timeout (pipestats.go)
@@ -61,6 +62,8 @@ type Server struct {
 
 	loopsMu sync.Mutex
 	loops   map[gnet.EventLoop]*loopState
+
+	proxy proxyCounters // PROXY protocol outcomes (proxy.go)
 }
 
 // NewServer checks cfg and returns a server that runs h for every request.
@@ -87,6 +90,13 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 	}
 	if s.limit == nil {
 		s.limit = NewConnLimit(0)
+	}
+	if c.ProxyProtocol != nil {
+		pp, err := c.ProxyProtocol.normalized()
+		if err != nil {
+			return nil, err
+		}
+		s.cfg.ProxyProtocol = pp
 	}
 	s.clock.Store(time.Now().UnixNano())
 	return s, nil
@@ -150,6 +160,9 @@ func (s *Server) HTTP2Conns() int64 { return s.h2conns.Load() }
 // request's headers until their response is written or the stream reset.
 func (s *Server) HTTP2Streams() int64 { return s.h2streams.Load() }
 
+// WebSocketConns is the number of open WebSocket connections.
+func (s *Server) WebSocketConns() int64 { return s.wsconns.Load() }
+
 // HTTP2Stats counts this server's HTTP/2 streams, resets and GOAWAYs.
 func (s *Server) HTTP2Stats() http2.Stats { return s.h2counters.Snapshot() }
 
@@ -162,7 +175,7 @@ func (s *Server) DetachedResponses() int64 { return s.detached.Load() }
 func (s *Server) AcceptErrors() uint64 { return s.stats.acceptErrors.Load() }
 
 // RefusedConns counts connections closed at once, unserved: beyond the
-// ConnLimit, while draining, or taken from the backlog to be refused while
+// ConnLimit, or taken from the backlog to be refused while
 // descriptors ran out.
 func (s *Server) RefusedConns() uint64 { return s.stats.refused.Load() }
 
@@ -248,15 +261,17 @@ func (s *Server) loopFor(el gnet.EventLoop) *loopState {
 
 // OnOpen implements gnet.EventHandler.
 func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
-	if s.draining.Load() {
-		return nil, gnet.Close
-	}
+	// During a drain the connection is served all the same (see
+	// acceptLoop): its first response says Connection: close, and if it
+	// sends nothing the drain closes it as idle.
 	c := newConn(s, gc)
 	s.limit.open.Add(1)
 	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
 	gc.SetContext(c)
 	s.loopFor(c.el).add(c)
-	if s.cfg.TLS != nil {
+	if s.cfg.ProxyProtocol != nil {
+		c.waitProxyHeader(s.cfg.ProxyProtocol) // TLS starts after the header
+	} else if s.cfg.TLS != nil {
 		c.openTLS(s.cfg.TLS)
 	}
 	s.conns.Add(1)

@@ -20,6 +20,12 @@ const (
 
 // Config holds a connection's limits. Zero fields take the defaults above.
 type Config struct {
+	// EnableConnectProtocol advertises SETTINGS_ENABLE_CONNECT_PROTOCOL
+	// (RFC 8441) and accepts the extended CONNECT it enables: a CONNECT
+	// with :protocol, :scheme, :path and :authority (Request.Protocol),
+	// whose stream then carries another protocol (WebSocket) both ways.
+	// Off, a :protocol field is malformed (PROTOCOL_ERROR).
+	EnableConnectProtocol bool
 	// MaxConcurrentStreams is advertised as SETTINGS_MAX_CONCURRENT_STREAMS
 	// and also caps the requests whose handlers have not been released
 	// (Conn.Release): a stream beyond either is refused with RST_STREAM

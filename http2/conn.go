@@ -116,12 +116,16 @@ func NewConn(cfg Config, now time.Time) *Conn {
 	c.enc = hpack.NewEncoder(&c.encBuf)
 	c.enc.SetMaxDynamicTableSizeLimit(maxEncoderTable)
 	c.writeFrames(&c.ctl, func(w *xh2.Framer) {
-		w.WriteSettings(
-			xh2.Setting{ID: xh2.SettingMaxConcurrentStreams, Val: cfg.MaxConcurrentStreams},
-			xh2.Setting{ID: xh2.SettingInitialWindowSize, Val: cfg.StreamWindow},
-			xh2.Setting{ID: xh2.SettingMaxFrameSize, Val: cfg.MaxFrameSize},
-			xh2.Setting{ID: xh2.SettingMaxHeaderListSize, Val: cfg.MaxHeaderListSize},
-		)
+		settings := []xh2.Setting{
+			{ID: xh2.SettingMaxConcurrentStreams, Val: cfg.MaxConcurrentStreams},
+			{ID: xh2.SettingInitialWindowSize, Val: cfg.StreamWindow},
+			{ID: xh2.SettingMaxFrameSize, Val: cfg.MaxFrameSize},
+			{ID: xh2.SettingMaxHeaderListSize, Val: cfg.MaxHeaderListSize},
+		}
+		if cfg.EnableConnectProtocol {
+			settings = append(settings, xh2.Setting{ID: xh2.SettingEnableConnectProtocol, Val: 1})
+		}
+		w.WriteSettings(settings...)
 		if cfg.ConnWindow > initialWindow {
 			w.WriteWindowUpdate(0, cfg.ConnWindow-initialWindow)
 		}

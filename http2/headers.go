@@ -115,8 +115,13 @@ func (c *Conn) pseudo(f hpack.HeaderField) bool {
 		p = &r.Path
 	case ":authority":
 		p = &r.Authority
+	case ":protocol":
+		if !c.cfg.EnableConnectProtocol {
+			return false // no extended CONNECT without the setting
+		}
+		p = &r.Protocol
 	default:
-		return false // :status, :protocol (no extended CONNECT), anything else
+		return false // :status, anything else
 	}
 	if *p != "" || f.Value == "" {
 		return false
@@ -169,6 +174,9 @@ func (c *Conn) endBlock() {
 func validRequest(r *Request) bool {
 	if r.Method == "" {
 		return false
+	}
+	if r.Protocol != "" { // extended CONNECT (RFC 8441 section 4)
+		return r.Method == "CONNECT" && r.Authority != "" && r.Scheme != "" && r.Path != "" && r.Path[0] == '/'
 	}
 	if r.Method == "CONNECT" {
 		return r.Authority != "" && r.Scheme == "" && r.Path == ""

@@ -14,6 +14,10 @@ type Request struct {
 	// (":path" as sent, query included). A CONNECT request has only
 	// Method and Authority.
 	Method, Scheme, Authority, Path string
+	// Protocol is an extended CONNECT's :protocol (RFC 8441; only with
+	// Config.EnableConnectProtocol), "" otherwise. Such a request has a
+	// Scheme and a Path too.
+	Protocol string
 	// Header holds the regular fields in arrival order, names in lowercase.
 	// Several "cookie" fields stay several fields (RFC 9113 section 8.2.3
 	// allows joining them; the application's cookie parser reads them all).
@@ -30,15 +34,15 @@ type Request struct {
 
 // FillHTTP1 sets dst's exported fields from r so that code written for an
 // HTTP/1.1 request serves it: Method; Target (":path", or the authority for
-// CONNECT) split into Path and RawQuery; ProtoMajor 2 and ProtoMinor 0;
+// a CONNECT that is not an extended CONNECT) split into Path and RawQuery; ProtoMajor 2 and ProtoMinor 0;
 // Host; Headers (r.Header itself, not a copy); ContentLength (-1 for a
 // body of unknown length, with Chunked false); KeepAlive true. Body,
 // Trailers and Expect100 are left alone: the body arrives as EventData.
 func (r *Request) FillHTTP1(dst *http1.Request) {
 	dst.Method = r.Method
-	if r.Method == "CONNECT" {
+	if r.Method == "CONNECT" && r.Protocol == "" {
 		dst.Target, dst.Path, dst.RawQuery = r.Authority, r.Authority, ""
-	} else {
+	} else { // an extended CONNECT is routed by its :path
 		dst.Target = r.Path
 		if i := strings.IndexByte(r.Path, '?'); i >= 0 {
 			dst.Path, dst.RawQuery = r.Path[:i], r.Path[i+1:]

@@ -30,6 +30,7 @@ var (
 	dStreams  = desc("worker_streams", "Handlers streaming a response, outside the pool's bound.")
 	dRejected = desc("worker_rejected_total", "Batches of requests answered 503 because the worker pool was full.")
 	dFeeds    = desc("sse_feeds_open", "SSEFeed streams open.")
+	dWS       = desc("websocket_connections_open", "WebSocket connections open.")
 
 	dHandshakes   = desc("tls_handshakes_total", "Completed TLS handshakes, full or resumed.", "resumed")
 	dHSVersion    = desc("tls_handshakes_by_version_total", "Completed TLS handshakes by protocol version.", "version")
@@ -53,7 +54,7 @@ var (
 func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{dRequests, dDuration, dReqSize, dRespSize,
 		dConnsOpen, dConnsMax, dConnsRefused, dAcceptErrors, dClientGone,
-		dQueued, dRunning, dStreams, dRejected, dFeeds,
+		dQueued, dRunning, dStreams, dRejected, dFeeds, dWS,
 		dHandshakes, dHSVersion, dHSALPN, dHSFailed, dTLSConnErr, dHSAbandoned, dHSInFlight, dHSQueued,
 		dHSSeconds, dHSPhase, dFirstRespSec,
 		dH2StreamsOpen, dH2Streams, dH2Resets, dH2GoAway} {
@@ -137,6 +138,7 @@ func collectConns(ch chan<- prometheus.Metric, st *gwist.Stats) {
 	gauge(ch, dStreams, float64(st.Streams))
 	counter(ch, dRejected, st.Rejected)
 	gauge(ch, dFeeds, float64(st.Feeds))
+	gauge(ch, dWS, float64(st.WebSockets))
 }
 
 func collectTLS(ch chan<- prometheus.Metric, t *tlsstate.Stats) {

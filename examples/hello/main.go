@@ -4,7 +4,8 @@
 //	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N]
 //	    [-tls-addr 127.0.0.1:8443 [-cert cert.pem -key key.pem]] [-quickack=false]
 //	    [-max-conns N] [-static-dir DIR] [-middleware] [-http2=false]
-//	    [-reuseport] [-drain-delay D] [-health-addr 127.0.0.1:9101] [-metrics=false]
+//	    [-reuseport] [-drain-delay D] [-health-addr 127.0.0.1:9101]
+//	    [-proxy-protocol 127.0.0.1,10.0.0.0/8] [-metrics=false]
 //
 // With -tls-addr it also serves the same routes over HTTPS; without -cert
 // and -key it makes an in-memory self-signed ECDSA P-256 certificate. Both
@@ -36,12 +37,16 @@
 //	POST /upload     reads the body as a stream as it arrives (no size limit,
 //	                 never held in memory) and answers
 //	                 {"bytes":N,"sha256":"<hex>"}
+//	GET  /ws         a WebSocket echoing every message (text and binary)
 //	GET  /debug/pprof/   net/http/pprof through gwist.WrapHandler: the index,
 //	                 /debug/pprof/heap, goroutine, allocs, ..., cmdline,
 //	                 symbol, profile?seconds=N and trace?seconds=N (these
 //	                 two answer 501 with -inline)
 //	GET  /livez      200 "ok" while the process serves (draining included)
 //	GET  /readyz     200 "ok"; 503 "draining" from the moment SIGTERM arrives
+//	GET  /whoami     the client's address as the server sees it, "ip:port\n"
+//	                 (with -proxy-protocol, the one a trusted proxy's PROXY
+//	                 header gave)
 //	GET  /metrics    Prometheus metrics (metrics.go; -metrics=false: none)
 //
 // /events and /download need the worker pool: with -inline they answer 501.
@@ -57,6 +62,11 @@
 // finish (10 s at most). With -reuseport a new release can bind the same
 // addresses while this one drains (examples/restart/restart.sh); -health-addr
 // is a listener of this process alone, to probe its /readyz.
+//
+// With -proxy-protocol (a comma-separated list of trusted networks or
+// addresses) the -addr and -tls-addr listeners read the PROXY protocol, v1
+// or v2, from those peers (HAProxy's send-proxy, send-proxy-v2), before TLS;
+// other peers are served with their own address. -health-addr does not.
 package main
 
 import (
@@ -96,12 +106,19 @@ func main() {
 	http2 := flag.Bool("http2", true, "serve HTTP/2 too: h2 through ALPN on -tls-addr, h2c (prior knowledge or Upgrade) on -addr")
 	flag.Parse()
 
+	// Signals are caught before anything listens: a SIGTERM sent as soon as
+	// "listening on" is printed drains instead of killing the process.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+
 	app := gwist.New(append(opsAppOptions(), gwist.WithInline(*inline), gwist.WithWorkers(*workers),
 		gwist.WithQuickAck(*quickAck), gwist.WithMaxConns(*maxConns), gwist.WithHTTP2(*http2))...)
 	routes(app)
 	healthRoutes(app)
+	whoamiRoute(app)
 	static(app, *staticDir)
 	debugRoutes(app, *inline)
+	wsRoutes(app)
 	metricsRoute(app)
 	if *withMiddleware {
 		useMiddleware(app, slog.New(slog.NewTextHandler(os.Stderr, nil)))
@@ -130,8 +147,6 @@ func main() {
 		log.Fatal(err)
 	}
 
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	<-stop
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout())
 	defer cancel()

@@ -32,10 +32,11 @@ func opsAppOptions() []gwist.Option {
 
 // listenOptions are the listener options the flags above set.
 func listenOptions() []gwist.ListenOption {
+	opts := proxyListenOptions() // -proxy-protocol (proxy.go)
 	if *reusePort {
-		return []gwist.ListenOption{gwist.ReusePort()}
+		opts = append(opts, gwist.ReusePort())
 	}
-	return nil
+	return opts
 }
 
 // startHealthListener starts the -health-addr listener, if any.

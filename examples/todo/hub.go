@@ -9,15 +9,17 @@ import (
 	"github.com/gwist/gwist"
 )
 
-// hub broadcasts changes to every open event feed. A feed costs no
-// goroutine (gwist.SSEFeed): the hub only keeps the set and calls Send.
+// hub broadcasts changes to every open event feed and WebSocket. Neither
+// costs a goroutine (gwist.SSEFeed, gwist.WSConn): the hub keeps the feeds
+// and calls Send, and a gwist.WSHub holds the sockets (ws.go).
 type hub struct {
 	mu    sync.Mutex
 	feeds map[*gwist.SSEFeed]struct{}
 	seq   int64 // event IDs
+	ws    *gwist.WSHub
 }
 
-func newHub() *hub { return &hub{feeds: make(map[*gwist.SSEFeed]struct{})} }
+func newHub() *hub { return &hub{feeds: make(map[*gwist.SSEFeed]struct{}), ws: gwist.NewWSHub()} }
 
 // add registers a feed; it is dropped at the first broadcast after it
 // ended (the client left, or Close).
@@ -33,7 +35,7 @@ type change struct {
 	Todo Todo   `json:"todo"`
 }
 
-// broadcast sends c to every feed. A feed that ended is dropped; one whose
+// broadcast sends c to every feed and socket. A feed that ended is dropped; one whose
 // client is too far behind (gwist.ErrSlowClient) is closed and dropped:
 // its browser reconnects and reloads the list.
 func (h *hub) broadcast(c change) {
@@ -43,6 +45,7 @@ func (h *hub) broadcast(c change) {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.ws.Broadcast(gwist.TextMessage, data) // encoded once for every socket
 	h.seq++
 	ev := gwist.SSEEvent{ID: strconv.FormatInt(h.seq, 10), Event: "change", Data: string(data)}
 	for f := range h.feeds {

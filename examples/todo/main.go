@@ -9,9 +9,10 @@
 //     /api/todos/{id}; JSON bodies decoded strictly (application/json only,
 //     unknown fields refused) and validated, errors answered as
 //     {"error": "..."} with a 400, 404, 413 or 415;
-//   - GET /api/events, a Server-Sent Events feed of the changes (every
-//     open page updates itself), run as gwist.SSEFeed: an open feed holds
-//     no goroutine, a small hub broadcasts to all of them;
+//   - GET /api/events, a Server-Sent Events feed of the changes, run as
+//     gwist.SSEFeed, and GET /ws, the same changes over a WebSocket (the
+//     page uses it: every open page updates itself); an open feed or
+//     socket holds no goroutine, a small hub broadcasts to all of them;
 //   - the middleware set: request ID, access log, recover, CORS (for a
 //     front-end dev server on -origin) and gzip;
 //   - a static front-end (web/index.html and web/app.js, no framework)
@@ -52,14 +53,15 @@ func main() {
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	app, _ := newApp(logger, *origin)
+	// Catch the signals before saying "listening": a SIGTERM sent as soon
+	// as that line is read must drain, not kill.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	bound, err := app.Start(*addr)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("todo: listening on http://%s\n", bound)
-
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	<-stop
 	logger.Info("todo: shutting down")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -88,6 +90,7 @@ func newApp(logger *slog.Logger, origin string) (*gwist.App, *hub) {
 	)
 	h := newHub()
 	(&api{store: newStore(), hub: h}).routes(app.Group("/api"))
+	app.GET("/ws", gwist.WebSocket(h.wsHandler()))
 
 	site, err := fs.Sub(web, "web")
 	if err != nil {

@@ -19,6 +19,11 @@ var ownBinaries = [][2]string{
 	{"tlsbench", "./tlsbench"},
 	{"idleconns", "./cmd/idleconns"},
 	{"ratebench", "./cmd/ratebench"},
+	{"wsgorilla", "./servers/wsgorilla"},
+	{"wsnbio", "./servers/wsnbio"},
+	{"wsgwist", "./servers/wsgwist"},
+	{"wsbare", "./servers/wsbare"},
+	{"wsbench", "./cmd/wsbench"},
 }
 
 // buildAll builds every binary into dir/bin and returns, per bin name, why

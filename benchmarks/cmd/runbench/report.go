@@ -44,7 +44,7 @@ func (r *report) writeMarkdown(w io.Writer) {
 	}
 	p("\n")
 	p("- Method: within a workload each server is started on its own fixed port, warmed up, measured and stopped, one after another; that sequence repeats %d time(s) (A B C … A B C …). Figures are medians over the rounds.\n", r.o.rounds)
-	p("- Ratios: \"gwist ÷ best peer\" is taken on each workload's main figure and oriented so that **> 1 means gwist is better** (for lower-is-better figures such as latency, memory and CPU, it is peer ÷ gwist). Peers are nethttp, fasthttp and nbio; gnetbare (a bare gnet server with a canned response) is the ceiling, compared separately where it takes part.\n\n")
+	p("- Ratios: \"gwist ÷ best peer\" is taken on each workload's main figure and oriented so that **> 1 means gwist is better** (for lower-is-better figures such as latency, memory and CPU, it is peer ÷ gwist). Peers are nethttp, fasthttp and nbio (wsgorilla and wsnbio in the ws-* workloads); gnetbare (a bare gnet server with a canned response; wsbare, a bare gnet WebSocket echo, in ws-idle and ws-echo) is the ceiling, compared separately where it takes part.\n\n")
 	r.writeSummary(w)
 	r.writeServers(w)
 	for _, t := range r.tables {

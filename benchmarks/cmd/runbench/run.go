@@ -20,7 +20,11 @@ func runWorkload(e *env, w workload, servers []serverDef, missingTools, unavaila
 		return t
 	}
 	for _, s := range servers {
-		if s.variant && !slices.Contains(w.variants, s.name) {
+		if len(w.rows) > 0 {
+			if !slices.Contains(w.rows, s.name) {
+				continue
+			}
+		} else if s.variant && !slices.Contains(w.variants, s.name) {
 			continue
 		}
 		r := &rowResult{def: s}

@@ -16,6 +16,7 @@ type serverDef struct {
 	ours      bool // gwist or one of its variants
 	ceiling   bool // gnetbare: canned responses, no routing
 	variant   bool // only in the workloads that name it
+	plainOnly bool // no HTTPS listener
 }
 
 // portBase places the rows' fixed ports: row n (from 1) listens on
@@ -35,6 +36,12 @@ var allServers = assignPorts([]serverDef{
 	{name: "fasthttp", binary: "fasthttp"},
 	{name: "nbio", binary: "nbio"},
 	{name: "gnetbare", binary: "gnetbare", ceiling: true},
+	// WebSocket rows: only in the ws-* workloads (plaintext only).
+	{name: "wsgwist", binary: "wsgwist", plainOnly: true, ours: true, variant: true},
+	{name: "wsgorilla", binary: "wsgorilla", plainOnly: true, variant: true},
+	{name: "wsnbio", binary: "wsnbio", plainOnly: true, variant: true},
+	{name: "wsgwist-inline", binary: "wsgwist", extra: []string{"-inline"}, plainOnly: true, ours: true, variant: true},
+	{name: "wsbare", binary: "wsbare", plainOnly: true, ceiling: true, variant: true},
 })
 
 // assignPorts gives row n (from 1) its ports from portBase; the ceiling
@@ -43,7 +50,7 @@ func assignPorts(defs []serverDef) []serverDef {
 	for i := range defs {
 		defs[i].plainPort = portBase + i + 1
 		defs[i].tlsPort = 0
-		if !defs[i].ceiling {
+		if !defs[i].ceiling && !defs[i].plainOnly {
 			defs[i].tlsPort = portBase + 100 + i + 1
 		}
 	}

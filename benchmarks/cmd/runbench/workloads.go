@@ -19,18 +19,25 @@ type options struct {
 	silent             int
 	rate               int
 	rateDur, rateWarm  time.Duration
+	wsIdle             int // ws-idle connections (capped by RLIMIT_NOFILE)
+	wsEchoConns        int
+	wsEchoDur          time.Duration
+	wsSubs             int // ws-broadcast subscribers
+	wsBroadcastRounds  int // broadcasts per ws-broadcast measurement
 }
 
 func fullOptions() options {
 	return options{rounds: 2, dur: 10 * time.Second, warm: 2 * time.Second, abN: 3000, abWarm: 300,
 		h2N: 100000, h2Warm: 5000, idlePlain: 10000, idleTLS: 5000, cpuN: 3000, silent: 10000,
-		rate: 5000, rateDur: 10 * time.Second, rateWarm: 2 * time.Second}
+		rate: 5000, rateDur: 10 * time.Second, rateWarm: 2 * time.Second,
+		wsIdle: 100000, wsEchoConns: 1000, wsEchoDur: 10 * time.Second, wsSubs: 10000, wsBroadcastRounds: 5}
 }
 
 func quickOptions() options {
 	return options{quick: true, rounds: 1, dur: 2 * time.Second, warm: time.Second, abN: 500, abWarm: 100,
 		h2N: 10000, h2Warm: 1000, idlePlain: 2000, idleTLS: 1000, cpuN: 500, silent: 1000,
-		rate: 5000, rateDur: 3 * time.Second, rateWarm: time.Second}
+		rate: 5000, rateDur: 3 * time.Second, rateWarm: time.Second,
+		wsIdle: 2000, wsEchoConns: 200, wsEchoDur: 2 * time.Second, wsSubs: 1000, wsBroadcastRounds: 3}
 }
 
 // metric is one column of a workload's table.
@@ -67,6 +74,7 @@ type workload struct {
 	helper      string   // own binary it needs ("" none)
 	tls         bool     // start servers with their HTTPS listener
 	variants    []string // variant rows that take part
+	rows        []string // when set, exactly these rows take part (variants included)
 	noCeiling   string   // why gnetbare does not take part ("" it does)
 	noH2        bool     // HTTP/2 workload: gnetbare cannot
 	metrics     []metric
@@ -109,6 +117,9 @@ func allWorkloads() []workload {
 		cpuWorkload(),
 		silentWorkload(),
 		rateWorkload(),
+		wsIdleWorkload(),
+		wsEchoWorkload(),
+		wsBroadcastWorkload(),
 	}
 }
 

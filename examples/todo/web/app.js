@@ -61,14 +61,28 @@ document.getElementById("new").onsubmit = async (ev) => {
   }
 };
 
-// The feed sends one "change" event per change; on (re)connect the list
-// is reloaded, since changes made while away were not seen.
-const feed = new EventSource("/api/events");
-feed.onopen = () => { statusLine.textContent = "live"; reload().catch(show); };
-feed.onerror = () => { statusLine.textContent = "reconnecting…"; };
-feed.addEventListener("change", (ev) => {
-  const c = JSON.parse(ev.data);
+// Changes arrive over a WebSocket (/ws), one JSON message per change, or,
+// where WebSocket is not available, over the Server-Sent Events feed
+// (/api/events). On (re)connect the list is reloaded, since changes made
+// while away were not seen.
+function applyChange(c) {
   if (c.op === "deleted") todos.delete(c.todo.id);
   else todos.set(c.todo.id, c.todo);
   render();
-});
+}
+
+function connectSocket() {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  ws.onopen = () => { statusLine.textContent = "live"; reload().catch(show); };
+  ws.onmessage = (ev) => applyChange(JSON.parse(ev.data));
+  ws.onclose = () => { statusLine.textContent = "reconnecting…"; setTimeout(connectSocket, 1000); };
+}
+
+if ("WebSocket" in window) {
+  connectSocket();
+} else {
+  const feed = new EventSource("/api/events");
+  feed.onopen = () => { statusLine.textContent = "live"; reload().catch(show); };
+  feed.onerror = () => { statusLine.textContent = "reconnecting…"; };
+  feed.addEventListener("change", (ev) => applyChange(JSON.parse(ev.data)));
+}

@@ -1,0 +1,437 @@
+//go:build unix
+
+package engine
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gwist/gwist/websocket"
+)
+
+// A WebSocket connection (RFC 6455) is the third protocol driver
+// (wsdriver.go): after the upgrade the connection carries frames, not
+// exchanges. It holds no goroutine: the loop parses frames and queues the
+// messages for the application's callbacks, which a worker runs one at a
+// time, in order (wsevents.go); the application's writes are framed on the
+// writer's goroutine and handed to the loop, which writes them through gnet
+// (and TLS) like any response. An idle connection holds this struct, its
+// frame reader's state and nothing else: no buffer, no goroutine, no timer
+// (keepalive runs on the loop's sweep).
+
+// Errors of WSConn's writes.
+var (
+	// ErrWSClosed: the WebSocket is closing or closed (a close frame was
+	// sent or received, or the connection is gone); nothing was queued.
+	ErrWSClosed = errors.New("engine: the WebSocket is closed")
+)
+
+// WSHandler receives a WebSocket connection's events. The engine calls its
+// methods one at a time per connection, in order: OnOpen first, OnClose
+// last and exactly once. They run on the worker pool (on the event loop for
+// an Inline server, where they must not block).
+type WSHandler interface {
+	// OnOpen runs once the 101 (or the HTTP/2 200) has been queued.
+	OnOpen(ws *WSConn)
+	// OnMessage runs for every complete data message (op is
+	// websocket.OpText, valid UTF-8, or websocket.OpBinary). data is the
+	// engine's, valid only until OnMessage returns: copy what you keep.
+	OnMessage(ws *WSConn, op websocket.Opcode, data []byte)
+	// OnClose runs once, after the last OnMessage: code and reason are the
+	// peer's close frame, the close frame the engine sent for a protocol
+	// violation, or websocket.CloseAbnormal (1006) when the connection
+	// ended without a close handshake (the peer vanished, no pong came).
+	OnClose(ws *WSConn, code websocket.CloseCode, reason string)
+}
+
+// WSConfig holds a WebSocket endpoint's limits and timers; the zero value
+// of every field means its default. One WSConfig is shared by every
+// connection of the endpoint: do not change it once connections use it.
+type WSConfig struct {
+	// MaxMessage caps a received message after reassembly and
+	// decompression (default 1 MiB); a bigger one closes with 1009.
+	MaxMessage int64
+	// MaxFrame caps a received frame's payload (default MaxMessage).
+	MaxFrame int64
+	// PingInterval: a ping is sent when nothing has been received for this
+	// long (default 30 s; negative: never).
+	PingInterval time.Duration
+	// PongTimeout: the connection is closed (OnClose sees 1006) when
+	// nothing, pong or otherwise, arrives within this long after a ping
+	// (default 15 s).
+	PongTimeout time.Duration
+	// IdleTimeout closes the connection with 1001 when no data message has
+	// gone either way for this long (default 0: never; pings and pongs do
+	// not count).
+	IdleTimeout time.Duration
+	// CloseTimeout bounds the wait for the peer's close frame after the
+	// server sent one (default 5 s); then the connection is closed.
+	CloseTimeout time.Duration
+	// MaxQueued caps the bytes written and not yet taken by the socket
+	// (default 256 KiB, like Config.MaxStreamQueued). Beyond it
+	// WriteMessage blocks and TryWriteMessage fails with ErrSlowClient.
+	MaxQueued int
+	// MaxReadQueue caps the received messages waiting for OnMessage
+	// (default 16), and MaxReadQueueBytes their bytes (default 256 KiB):
+	// beyond either the engine stops reading the socket until the
+	// callbacks catch up, so TCP flow control slows the peer down.
+	MaxReadQueue      int
+	MaxReadQueueBytes int
+}
+
+// Defaults of WSConfig's fields.
+const (
+	DefaultWSMaxMessage        = 1 << 20
+	DefaultWSPingInterval      = 30 * time.Second
+	DefaultWSPongTimeout       = 15 * time.Second
+	DefaultWSCloseTimeout      = 5 * time.Second
+	DefaultWSMaxQueued         = 256 << 10
+	DefaultWSMaxReadQueue      = 16
+	DefaultWSMaxReadQueueBytes = 256 << 10
+)
+
+// WithDefaults returns cfg with its zero fields set to their defaults.
+func (cfg WSConfig) WithDefaults() WSConfig {
+	if cfg.MaxMessage <= 0 {
+		cfg.MaxMessage = DefaultWSMaxMessage
+	}
+	if cfg.MaxFrame <= 0 || cfg.MaxFrame > cfg.MaxMessage {
+		cfg.MaxFrame = cfg.MaxMessage
+	}
+	if cfg.PingInterval == 0 {
+		cfg.PingInterval = DefaultWSPingInterval
+	}
+	if cfg.PongTimeout <= 0 {
+		cfg.PongTimeout = DefaultWSPongTimeout
+	}
+	if cfg.CloseTimeout <= 0 {
+		cfg.CloseTimeout = DefaultWSCloseTimeout
+	}
+	if cfg.MaxQueued <= 0 {
+		cfg.MaxQueued = DefaultWSMaxQueued
+	}
+	if cfg.MaxReadQueue <= 0 {
+		cfg.MaxReadQueue = DefaultWSMaxReadQueue
+	}
+	if cfg.MaxReadQueueBytes <= 0 {
+		cfg.MaxReadQueueBytes = DefaultWSMaxReadQueueBytes
+	}
+	return cfg
+}
+
+// WSConn is one WebSocket connection. Its write methods, Close and the
+// accessors may be called from any goroutine.
+type WSConn struct {
+	// User is the application's: set it in OnOpen (or before, in the
+	// handler that upgraded) to find its own state from the callbacks.
+	User any
+
+	c       *conn
+	cfg     *WSConfig
+	h       WSHandler
+	subp    string
+	deflate *websocket.DeflateParams
+
+	// h2s: the HTTP/2 stream this WebSocket runs on (RFC 8441); nil for
+	// an upgraded HTTP/1.1 connection (wstransport.go).
+	h2s *h2Stream
+	// Loop only (the driver, wsdriver.go).
+	r         *websocket.Reader
+	h2in      []byte // HTTP/2: received bytes not yet fed to r
+	inEnded   bool   // HTTP/2: nothing more is read
+	lastRead  int64  // server clock of the last bytes received
+	lastData  int64  // of the last data message either way (IdleTimeout)
+	pingSent  int64  // server clock of the unanswered ping; 0 = none
+	closeAt   int64  // deadline for the peer's close frame; 0 = not waiting
+	closeRecv bool   // the peer's close frame arrived
+	closeSent bool   // the close frame is in the output
+	paused    bool   // reading stopped: the read queue is full
+	openDone  bool   // counted in Server.wsconns
+
+	mu sync.Mutex
+	// The write side: framed output waiting for the loop. shared holds
+	// frames shared with other connections (Hub.Broadcast), all of which
+	// go before buf.
+	buf       []byte
+	bufp      *[]byte // buf's pool entry
+	shared    [][]byte
+	queuedLen int  // len(buf) plus the lengths in shared
+	scheduled bool // a flush is queued on the loop
+	onLoop    bool // an Inline callback runs: the loop flushes after it
+	// closeReq: Close was called (the frame goes out after what is queued).
+	closeReq    bool
+	closeCode   websocket.CloseCode
+	closeReason string
+	writeDone   bool          // no more writes: a close frame is queued, or the connection is gone
+	isGone      bool          // the transport is gone (OnClose ran, or the stream ended)
+	wake        chan struct{} // closed when blocked writers may retry
+	deflater    *websocket.Deflater
+	// The callbacks' queue (wsevents.go).
+	events    []wsEvent
+	evHead    int
+	evBytes   int
+	running   bool // a worker (or the loop) runs the callbacks
+	closedEv  bool // OnClose is queued: nothing more is
+	hubs      []*WSHub
+	backlog   atomic.Int64 // gnet's outbound buffer as the loop last saw it
+	retrySubm bool         // the pool was full: the sweep submits again
+}
+
+// Subprotocol is the subprotocol the handshake selected ("" for none).
+func (ws *WSConn) Subprotocol() string { return ws.subp }
+
+// OverHTTP2 reports whether the WebSocket runs on an HTTP/2 stream (RFC
+// 8441) rather than on an upgraded HTTP/1.1 connection.
+func (ws *WSConn) OverHTTP2() bool { return ws.h2s != nil }
+
+// Compressed reports whether permessage-deflate was negotiated.
+func (ws *WSConn) Compressed() bool { return ws.deflate != nil }
+
+// RemoteAddr is the peer's address.
+func (ws *WSConn) RemoteAddr() net.Addr { return ws.c.remote }
+
+// WriteMessage sends one message (websocket.OpText, whose data must be
+// valid UTF-8, or websocket.OpBinary). The message is framed at once and
+// the event loop writes it. While more than WSConfig.MaxQueued bytes wait
+// for the peer it blocks until they drain or the connection ends (on an
+// Inline server, whose callbacks run on the loop, it fails with
+// ErrSlowClient instead). It fails with ErrWSClosed once a close frame
+// was queued or the connection is gone.
+func (ws *WSConn) WriteMessage(op websocket.Opcode, data []byte) error {
+	return ws.write(op, data, !ws.c.config().Inline)
+}
+
+// TryWriteMessage is WriteMessage without blocking: beyond the cap it
+// fails with ErrSlowClient and queues nothing.
+func (ws *WSConn) TryWriteMessage(op websocket.Opcode, data []byte) error {
+	return ws.write(op, data, false)
+}
+
+// WriteText sends s as a text message (see WriteMessage).
+func (ws *WSConn) WriteText(s string) error {
+	return ws.write(websocket.OpText, []byte(s), !ws.c.config().Inline)
+}
+
+func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
+	if op != websocket.OpText && op != websocket.OpBinary {
+		return errors.New("engine: WriteMessage takes OpText or OpBinary")
+	}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	for {
+		if ws.writeDone {
+			return ErrWSClosed
+		}
+		if ws.hasRoom(len(data)) {
+			break
+		}
+		if !block {
+			return ErrSlowClient
+		}
+		if ws.wake == nil {
+			ws.wake = make(chan struct{})
+		}
+		wake := ws.wake
+		ws.mu.Unlock()
+		<-wake
+		ws.mu.Lock()
+	}
+	ws.takeBuf()
+	n := len(ws.buf)
+	if ws.deflater != nil {
+		ws.buf = ws.deflater.AppendMessage(ws.buf, op, data)
+	} else {
+		ws.buf = websocket.AppendFrame(ws.buf, op, true, data)
+	}
+	ws.queuedLen += len(ws.buf) - n
+	ws.schedule()
+	return nil
+}
+
+// hasRoom: n more bytes fit under MaxQueued (a message bigger than the
+// cap goes when nothing waits). Called with mu held.
+func (ws *WSConn) hasRoom(n int) bool {
+	waiting := int64(ws.queuedLen) + ws.backlog.Load()
+	return waiting == 0 || waiting+int64(n) <= int64(ws.cfg.MaxQueued)
+}
+
+// writeShared queues a frame shared with other connections, without
+// copying it when nothing else is queued. It fails with ErrSlowClient
+// beyond the cap. Called by Hub.Broadcast.
+func (ws *WSConn) writeShared(frame []byte) error {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.writeDone {
+		return ErrWSClosed
+	}
+	if !ws.hasRoom(len(frame)) {
+		return ErrSlowClient
+	}
+	if len(ws.buf) > 0 {
+		ws.buf = append(ws.buf, frame...) // shared frames go before buf
+	} else {
+		ws.shared = append(ws.shared, frame)
+	}
+	ws.queuedLen += len(frame)
+	ws.schedule()
+	return nil
+}
+
+// Close starts the close handshake: a close frame with code and reason
+// goes out after what is queued, the peer's answer closes the connection
+// (or WSConfig.CloseTimeout does), and OnClose runs. Closing twice does
+// nothing. The code must be one a close frame may carry (1000, 1001,
+// 1008, 1011, 3000-4999, ...); reason is cut to fit 123 bytes.
+func (ws *WSConn) Close(code websocket.CloseCode, reason string) error {
+	if !websocket.ValidCloseCode(code) {
+		return errors.New("engine: invalid close code")
+	}
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.writeDone {
+		return nil
+	}
+	ws.writeDone = true
+	ws.closeReq, ws.closeCode, ws.closeReason = true, code, reason
+	ws.wakeWriters()
+	ws.schedule()
+	return nil
+}
+
+// schedule queues a flush on the loop unless one is queued or the loop
+// flushes anyway. Called with mu held.
+func (ws *WSConn) schedule() {
+	if ws.scheduled || ws.onLoop || ws.isGone {
+		return
+	}
+	ws.scheduled = true
+	if err := ws.c.el.Execute(context.Background(), (*wsFlush)(ws)); err != nil {
+		ws.scheduled = false // the engine is stopping: the loop is gone
+	}
+}
+
+// wakeWriters lets blocked writers look again. Called with mu held.
+func (ws *WSConn) wakeWriters() {
+	if ws.wake != nil {
+		close(ws.wake)
+		ws.wake = nil
+	}
+}
+
+// wsFlush is a WSConn as the loop's task.
+type wsFlush WSConn
+
+// Run writes what was queued. Loop only.
+func (f *wsFlush) Run(context.Context) error {
+	ws := (*WSConn)(f)
+	c := ws.c
+	if c.closed || !ws.live() {
+		ws.mu.Lock()
+		ws.scheduled = false
+		ws.mu.Unlock()
+		return nil
+	}
+	c.beginLoopTask()
+	if s := ws.h2s; s != nil {
+		ws.flushOut()
+		s.d.output()
+	}
+	c.finishCallback() // over HTTP/1, endCallback flushes (wsdriver.go)
+	return nil
+}
+
+// flushOut moves what writers queued to the transport's output: over
+// HTTP/1, shared frames are written as they are and the connection's own
+// bytes go through c.out; over HTTP/2 both become the stream's DATA. A
+// requested close frame goes last. What it writes is taken out under mu
+// and written after: a failed write closes the connection at once, and
+// its OnClose takes mu. Loop only.
+func (ws *WSConn) flushOut() {
+	c := ws.c
+	s := ws.h2s
+	ws.mu.Lock()
+	ws.scheduled = false
+	shared, buf, bufp := ws.shared, ws.buf, ws.bufp
+	ws.shared, ws.buf, ws.bufp = nil, nil, nil
+	ws.queuedLen = 0
+	closeReq, code, reason := ws.closeReq && !ws.closeSent, ws.closeCode, ws.closeReason
+	ws.closeReq = false
+	ws.mu.Unlock()
+	if len(shared) > 0 && s == nil && len(c.out) > 0 {
+		c.writeWire(c.out)
+		c.out = c.out[:0]
+	}
+	for _, f := range shared {
+		if c.closed {
+			break
+		}
+		if s != nil {
+			s.pend = append(s.pend, f...)
+		} else {
+			c.writeWire(f)
+		}
+	}
+	out := ws.outBuf()
+	*out = append(*out, buf...)
+	if bufp != nil && cap(buf) <= 64<<10 {
+		*bufp = buf[:0]
+		wsBufPool.Put(bufp)
+	}
+	if closeReq {
+		ws.closeSent = true
+		*out = websocket.AppendClose(*out, code, reason)
+		ws.closeAt = c.srv.now() + int64(ws.cfg.CloseTimeout)
+	}
+	ws.pumpOut()
+}
+
+// noteBacklog records what the transport holds for the writers' cap (gnet's
+// outbound buffer, or the HTTP/2 stream's bytes not yet framed) and wakes
+// the writers blocked on it once it is under the cap. Loop only.
+func (ws *WSConn) noteBacklog() {
+	if ws.c.closed {
+		return
+	}
+	var ob int64
+	if s := ws.h2s; s != nil {
+		ob = int64(len(s.pend))
+	} else {
+		ob = int64(ws.c.gc.OutboundBuffered())
+	}
+	ws.backlog.Store(ob)
+	if ob < int64(ws.cfg.MaxQueued) {
+		ws.mu.Lock()
+		if ws.wake != nil && int64(ws.queuedLen)+ob < int64(ws.cfg.MaxQueued) {
+			ws.wakeWriters()
+		}
+		ws.mu.Unlock()
+	}
+}
+
+// wsBufPool holds the write buffers of connections that have output in
+// flight; an idle connection holds none.
+var wsBufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// takeBuf gives ws a pooled write buffer if it has none. Called with mu held.
+func (ws *WSConn) takeBuf() {
+	if ws.bufp == nil {
+		ws.bufp = wsBufPool.Get().(*[]byte)
+		ws.buf = (*ws.bufp)[:0]
+	}
+}
+
+// giveBuf returns the write buffer to the pool. Called with mu held.
+func (ws *WSConn) giveBuf() {
+	if ws.bufp == nil {
+		return
+	}
+	if cap(ws.buf) <= 64<<10 {
+		*ws.bufp = ws.buf[:0]
+		wsBufPool.Put(ws.bufp)
+	}
+	ws.buf, ws.bufp = nil, nil
+}

@@ -1,0 +1,320 @@
+//go:build unix
+
+package engine
+
+import (
+	"sync"
+
+	"github.com/gwist/gwist/websocket"
+)
+
+// wsDriver is the WebSocket protocol driver (driver.go): a WSConn seen
+// from the loop. It parses frames from the connection's input, answers
+// pings, queues messages for the callbacks (wsevents.go), writes what the
+// application queued (wsconn.go), runs the close handshake, and keeps the
+// connection alive on the loop's sweep. Loop only.
+type wsDriver WSConn
+
+// switchToWS makes ws the connection's driver: the 101 (or the HTTP/2
+// answer) is already in c.out. Loop only.
+func (c *conn) switchToWS(ws *WSConn) {
+	c.h1.releaseParser()
+	c.h1.upgrading = false
+	ws.reader()
+	now := c.srv.now()
+	ws.lastRead, ws.lastData = now, now
+	ws.openDone = true
+	c.srv.wsconns.Add(1)
+	c.proto = (*wsDriver)(ws)
+	c.paused = false
+	c.setPhase(phaseIdle, 0) // no read timer: keepalive is the driver's (tick)
+	ws.queue(wsEvent{kind: wsEvOpen})
+	if c.srv.draining.Load() {
+		(*wsDriver)(ws).goAway()
+	}
+}
+
+// serve parses the buffered input: frames into events, until the input
+// is used up or the callbacks' queue is full.
+func (d *wsDriver) serve() {
+	ws := (*WSConn)(d)
+	c := ws.c
+	if ws.process() {
+		c.paused = false
+		return
+	}
+	c.paused = true // the callbacks' queue is full: stop reading the socket
+	if in := c.inboundBytes(); in > c.config().MaxInboundBytes {
+		c.srv.pipe.inboundCapped.Add(1)
+		d.fail(websocket.ClosePolicyViolation, "read queue overflow")
+	} else {
+		c.srv.pipe.notePeak(in)
+	}
+}
+
+// process feeds the frame reader from the transport's input and handles
+// its events, until the input is used up (true) or the callbacks' queue is
+// full (false: reading pauses). Loop only.
+func (ws *WSConn) process() bool {
+	d := (*wsDriver)(ws)
+	defer ws.dropIdleReader()
+	for !ws.readDone() {
+		if ws.readQueueFull() {
+			return false
+		}
+		r := ws.reader()
+		if ev, ok := r.Next(); ok {
+			d.event(ev)
+			continue
+		}
+		if err := r.Err(); err != nil {
+			d.fail(err.Code, err.Reason)
+			return true
+		}
+		in := ws.input()
+		if len(in) == 0 {
+			return true
+		}
+		n := r.Feed(in)
+		if n > 0 {
+			ws.consume(n)
+			ws.lastRead = ws.c.srv.now()
+			ws.pingSent = 0 // anything from the peer shows it is alive
+			continue
+		}
+		if ev, ok := r.Next(); ok {
+			d.event(ev)
+			continue
+		}
+		if err := r.Err(); err != nil {
+			d.fail(err.Code, err.Reason)
+		}
+		return true // a partial frame header: wait for the rest
+	}
+	return true
+}
+
+// wsReaderPool holds the frame readers of quiet connections: a Reader
+// between frames holds nothing a new one would not (websocket.Reader.Idle),
+// so a connection gives it back once its input is used up and takes one
+// (Reset) when bytes arrive.
+var wsReaderPool = sync.Pool{New: func() any { return new(websocket.Reader) }}
+
+// reader returns the connection's frame reader, taking one from the pool
+// if it holds none. Loop only.
+func (ws *WSConn) reader() *websocket.Reader {
+	if ws.r == nil {
+		ws.r = wsReaderPool.Get().(*websocket.Reader)
+		ws.r.Reset(websocket.Config{MaxFrame: ws.cfg.MaxFrame, MaxMessage: ws.cfg.MaxMessage, Deflate: ws.deflate})
+	}
+	return ws.r
+}
+
+// dropIdleReader gives the reader back when it is between frames and no
+// input waits (not with permessage-deflate, whose Reader holds its
+// inflater). Loop only.
+func (ws *WSConn) dropIdleReader() {
+	if r := ws.r; r != nil && ws.deflate == nil && len(ws.input()) == 0 && r.Idle() {
+		ws.r = nil
+		wsReaderPool.Put(r)
+	}
+}
+
+// event handles one frame reader event. Loop only.
+func (d *wsDriver) event(ev websocket.Event) {
+	ws := (*WSConn)(d)
+	c := ws.c
+	switch ev.Kind {
+	case websocket.EventMessage:
+		if ws.closeSent {
+			return // closing: data is no longer delivered
+		}
+		ws.lastData = c.srv.now()
+		ws.queueMessage(ev.Opcode, ev.Payload)
+	case websocket.EventPing:
+		if !ws.closeSent {
+			d.flushOut() // keep the order of what was queued before it
+			out := ws.outBuf()
+			*out = websocket.AppendFrame(*out, websocket.OpPong, true, ev.Payload)
+			ws.pumpOut()
+		}
+	case websocket.EventPong:
+		ws.pingSent = 0
+	case websocket.EventClose:
+		ws.closeRecv = true
+		code, reason := ev.Code, ev.Reason
+		if !ws.closeSent {
+			echo := code
+			if echo == websocket.CloseNoStatus {
+				echo = 0
+			}
+			d.sendClose(echo, "")
+		}
+		ws.queueClose(code, reason)
+		ws.endTransport()
+	}
+}
+
+// fail answers a protocol violation: the close frame with its code, then
+// the connection closes without waiting for the peer's. Loop only.
+func (d *wsDriver) fail(code websocket.CloseCode, reason string) {
+	ws := (*WSConn)(d)
+	c := ws.c
+	c.srv.logDebug("WebSocket protocol error: "+reason, c)
+	d.sendClose(code, reason)
+	ws.queueClose(code, reason)
+	ws.endTransport()
+}
+
+// sendClose queues a close frame after what the application queued; code
+// 0 sends an empty close frame. Nothing is written after it. Loop only.
+func (d *wsDriver) sendClose(code websocket.CloseCode, reason string) {
+	ws := (*WSConn)(d)
+	ws.mu.Lock()
+	ws.writeDone = true
+	ws.closeReq = false // superseded: one close frame only
+	ws.wakeWriters()
+	ws.mu.Unlock()
+	d.flushOut()
+	if ws.closeSent {
+		return
+	}
+	ws.closeSent = true
+	out := ws.outBuf()
+	if code == 0 {
+		*out = append(*out, 0x88, 0x00)
+	} else {
+		*out = websocket.AppendClose(*out, code, reason)
+	}
+	ws.pumpOut()
+	ws.closeAt = ws.c.srv.now() + int64(ws.cfg.CloseTimeout)
+}
+
+func (d *wsDriver) flushOut() { (*WSConn)(d).flushOut() }
+
+// collect: nothing of a WebSocket is collected from workers; writes are
+// flushed at endCallback.
+func (d *wsDriver) collect() {}
+
+func (d *wsDriver) collectSettled() bool { return false }
+
+// endCallback writes what the application queued, with the callback's own
+// output (pongs, close frames).
+func (d *wsDriver) endCallback() {
+	if !d.c.closed {
+		d.flushOut()
+	}
+}
+
+// writable: wake the writers blocked on the cap once there is room.
+func (d *wsDriver) writable() { (*WSConn)(d).noteBacklog() }
+
+// tick runs at every sweep: keepalive, the idle timeout, the close
+// handshake's deadline, the drain, and a refused hand-off to the workers.
+func (d *wsDriver) tick(now int64) {
+	ws := (*WSConn)(d)
+	ws.retryCallbacks()
+	if ws.c.closed {
+		return
+	}
+	ws.keepalive(now)
+	if c := ws.c; len(c.out) == 0 {
+		c.out = nil // an idle WebSocket holds no output buffer
+	}
+}
+
+// keepalive: the sweep's look at one WebSocket (over HTTP/1 or an HTTP/2
+// stream). Loop only.
+func (ws *WSConn) keepalive(now int64) {
+	d := (*wsDriver)(ws)
+	c := ws.c
+	ws.trimEvents()
+	if ws.closeSent {
+		if !ws.closeRecv && ws.closeAt != 0 && now >= ws.closeAt {
+			// The peer did not answer (or does not read): close without
+			// waiting for what it has not taken.
+			c.srv.logDebug("WebSocket: no close frame from the peer in time", c)
+			ws.abortTransport()
+		}
+		return
+	}
+	if c.srv.draining.Load() {
+		d.goAway()
+		return
+	}
+	cfg := ws.cfg
+	if ws.pingSent != 0 && now-ws.pingSent >= int64(cfg.PongTimeout) {
+		c.srv.logDebug("WebSocket: no pong in time", c)
+		ws.queueClose(websocket.CloseAbnormal, "no pong")
+		ws.abortTransport()
+		return
+	}
+	if cfg.IdleTimeout > 0 && now-ws.lastData >= int64(cfg.IdleTimeout) {
+		d.sendClose(websocket.CloseGoingAway, "idle timeout")
+		return
+	}
+	if cfg.PingInterval > 0 && ws.pingSent == 0 && now-ws.lastRead >= int64(cfg.PingInterval) {
+		d.flushOut()
+		out := ws.outBuf()
+		*out = websocket.AppendFrame(*out, websocket.OpPing, true, nil)
+		ws.pumpOut()
+		ws.pingSent = now
+	}
+}
+
+// queued: nothing is held for the lifecycle (writes are flushed at the
+// end of every callback).
+func (d *wsDriver) queued() bool { return false }
+
+// quiet: a WebSocket is never idle in the HTTP sense (the idle timer and
+// the drain's idle close do not apply; tick does both).
+func (d *wsDriver) quiet() bool { return false }
+
+// readTimeout: WebSocket has no partial requests to time out.
+func (d *wsDriver) readTimeout() bool { return false }
+
+// goAway sends close 1001 (the server is going away) and waits for the
+// peer's close frame (tick bounds the wait).
+func (d *wsDriver) goAway() {
+	if !(*WSConn)(d).closeSent {
+		d.sendClose(websocket.CloseGoingAway, "server shutting down")
+	}
+}
+
+// close runs from OnClose: writers fail from now on, OnClose is queued if
+// it was not, and the connection leaves its hubs.
+func (d *wsDriver) close() { (*WSConn)(d).gone() }
+
+// gone: the transport (the connection, or the HTTP/2 stream) is gone.
+// Loop only.
+func (ws *WSConn) gone() {
+	c := ws.c
+	ws.mu.Lock()
+	ws.isGone, ws.writeDone = true, true
+	ws.giveBuf()
+	if ws.deflater != nil {
+		ws.deflater.Release()
+	}
+	ws.shared = nil
+	ws.queuedLen = 0
+	ws.wakeWriters()
+	hubs := ws.hubs
+	ws.hubs = nil
+	ws.mu.Unlock()
+	for _, h := range hubs {
+		h.Remove(ws)
+	}
+	if ws.r != nil {
+		wsReaderPool.Put(ws.r)
+		ws.r = nil
+	}
+	if s := ws.h2s; s != nil && len(ws.h2in) > 0 && !s.freed {
+		s.d.h2.Consumed(s.id, len(ws.h2in)) // give the connection's window back
+	}
+	ws.h2in = nil
+	ws.queueClose(websocket.CloseAbnormal, "")
+	if ws.openDone {
+		ws.openDone = false
+		c.srv.wsconns.Add(-1)
+	}
+}

@@ -1,0 +1,97 @@
+//go:build unix
+
+package engine
+
+// WebSocket over HTTP/2 (RFC 8441): with http2.Config.EnableConnectProtocol
+// the server advertises SETTINGS_ENABLE_CONNECT_PROTOCOL; an extended
+// CONNECT (:protocol websocket) is dispatched to its route at once (its
+// stream stays open), the handler's Ctx.WebSocket answers 200 through
+// UpgradeWebSocket, and the stream's DATA carries the WebSocket frames
+// both ways (wstransport.go): received bytes are credited to the peer's
+// window only as the frame reader takes them, and the writers' cap counts
+// the stream's bytes waiting for the peer's window.
+
+// IsHTTP2 reports whether the request came on an HTTP/2 stream.
+func (ex *Exchange) IsHTTP2() bool { return ex.h2 != nil }
+
+// Protocol is an HTTP/2 extended CONNECT's :protocol (RFC 8441), "" for
+// any other request.
+func (ex *Exchange) Protocol() string {
+	if ex.h2 != nil {
+		return ex.h2.protocol
+	}
+	return ""
+}
+
+// upgradeWS answers the extended CONNECT with 200 (ex.Header's fields)
+// and makes the stream a WebSocket once the handler returns. Handler side.
+func (s *h2Stream) upgradeWS(ex *Exchange, up WSUpgrade) (*WSConn, error) {
+	if s.protocol == "" || s.streaming || s.det != nil {
+		return nil, ErrUpgrade
+	}
+	ws := newWSConn(s.d.c, up)
+	ws.h2s = s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return nil, s.err
+	}
+	ex.Status = 200
+	s.setHead(ex, -1)
+	s.wsUp = ws
+	ex.ws = ws
+	return ws, nil
+}
+
+// startWS runs on the loop once the 200 is framed and the handler has
+// returned: the stream is the WebSocket's from now on.
+func (s *h2Stream) startWS() {
+	ws := s.wsUp
+	s.ws = ws
+	c := s.d.c
+	ws.reader()
+	now := c.srv.now()
+	ws.lastRead, ws.lastData = now, now
+	ws.openDone = true
+	c.srv.wsconns.Add(1)
+	ws.queue(wsEvent{kind: wsEvOpen})
+	ws.h2in, s.early = s.early, nil
+	if s.earlyEnd {
+		ws.inEnded = true
+	}
+	ws.paused = !ws.process()
+	if c.srv.draining.Load() {
+		(*wsDriver)(ws).goAway()
+	}
+}
+
+// onWSData takes DATA for an extended CONNECT stream: buffered (and not
+// credited) until the WebSocket starts, fed to it after. Loop only.
+func (s *h2Stream) onWSData(data []byte, end bool) {
+	ws := s.ws
+	if ws == nil {
+		s.early = append(s.early, data...)
+		s.earlyEnd = s.earlyEnd || end
+		return
+	}
+	if ws.inEnded || ws.isGone {
+		s.d.h2.Consumed(s.id, len(data))
+		return
+	}
+	ws.h2in = append(ws.h2in, data...)
+	if end {
+		// The peer ended its side without a close frame: what it sent is
+		// read, then the WebSocket ends (OnClose sees 1006).
+		defer ws.endTransport()
+	}
+	if !ws.paused {
+		ws.paused = !ws.process()
+	}
+}
+
+// wsGone runs when the stream is freed or reset. Loop only.
+func (s *h2Stream) wsGone() {
+	if s.ws != nil && !s.ws.isGone {
+		s.ws.gone()
+	}
+}

@@ -1,0 +1,134 @@
+//go:build unix
+
+package engine
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/websocket"
+)
+
+// The HTTP/1.1 upgrade to WebSocket (RFC 6455 section 4). The handshake's
+// checks are the layer above's (the root package's Ctx.WebSocket); the
+// engine turns an accepted one into a 101 and swaps the connection's
+// driver once the handler has returned, on the loop, like the h2c upgrade
+// (h2upgrade.go). A request that asks for an upgrade stops the parsing of
+// what follows it until its handler has answered, so bytes the client sent
+// after the handshake (frames, if it did not wait) go to the WebSocket
+// driver, not to the HTTP/1 parser.
+
+// ErrUpgrade: the exchange cannot become a WebSocket (HTTP/2 without
+// extended CONNECT, a response already streaming, a streamed request body,
+// an exchange outside the engine).
+var ErrUpgrade = errors.New("engine: this exchange cannot be upgraded to a WebSocket")
+
+// WSUpgrade is what the handshake agreed on.
+type WSUpgrade struct {
+	Handler WSHandler
+	Config  *WSConfig // defaults applied (WSConfig.WithDefaults)
+	// Subprotocol is the one selected ("" for none); Deflate the
+	// permessage-deflate parameters, nil for none. The response header
+	// fields that announce them are the caller's to set.
+	Subprotocol string
+	Deflate     *websocket.DeflateParams
+}
+
+// UpgradeWebSocket answers ex with "101 Switching Protocols" (ex.Header's
+// fields, which must carry Sec-WebSocket-Accept and the negotiated
+// protocol and extensions, are sent with it) once the handler returns; the
+// connection then speaks WebSocket and up.Handler gets its events. The
+// handler must return without writing a body. The returned WSConn may be
+// kept (a hub, say) but nothing is written before OnOpen runs.
+func (ex *Exchange) UpgradeWebSocket(up WSUpgrade) (*WSConn, error) {
+	if up.Handler == nil || up.Config == nil {
+		return nil, errors.New("engine: UpgradeWebSocket needs a handler and a config")
+	}
+	if ex.ws != nil {
+		return ex.ws, nil
+	}
+	if ex.sink != nil || ex.st != nil || ex.in != nil || ex.h2in != nil {
+		return nil, ErrUpgrade
+	}
+	var c *conn
+	switch {
+	case ex.h2 != nil:
+		return ex.h2.upgradeWS(ex, up)
+	case ex.b != nil:
+		if ex.b.exs[len(ex.b.exs)-1] != ex {
+			return nil, ErrUpgrade
+		}
+		c = ex.b.c
+	default:
+		c = ex.loopConn
+	}
+	if c == nil || ex.Request.ProtoMinor != 1 {
+		return nil, ErrUpgrade
+	}
+	ex.ws = newWSConn(c, up)
+	return ex.ws, nil
+}
+
+func newWSConn(c *conn, up WSUpgrade) *WSConn {
+	ws := &WSConn{c: c, cfg: up.Config, h: up.Handler, subp: up.Subprotocol, deflate: up.Deflate}
+	if up.Deflate != nil {
+		ws.deflater = websocket.NewDeflater(*up.Deflate, false)
+	}
+	return ws
+}
+
+// wantsWebSocket: req asks for an upgrade to WebSocket (parsing stops
+// behind it until it is answered).
+func wantsWebSocket(req *http1.Request) bool {
+	return req.Method == "GET" && hasToken(req.Header("Upgrade"), "websocket")
+}
+
+// appendSwitching serializes the 101 with the handler's header fields.
+func appendSwitching(dst []byte, h *http1.Header) []byte {
+	dst = append(dst, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"...)
+	for _, f := range h.Fields() {
+		switch strings.ToLower(f.Name) {
+		case "upgrade", "connection", "content-length", "transfer-encoding", "date":
+			continue
+		}
+		dst = append(dst, f.Name...)
+		dst = append(dst, ": "...)
+		dst = append(dst, f.Value...)
+		dst = append(dst, "\r\n"...)
+	}
+	return append(dst, "\r\n"...)
+}
+
+// adoptUpgrade runs on the loop when the batch of an upgraded exchange
+// comes back: its 101 is written and the connection becomes a WebSocket.
+func (d *h1Driver) adoptUpgrade(b *batch) {
+	c := d.c
+	ws := b.upgrade
+	b.upgrade = nil
+	b.done = true
+	if c.closed {
+		d.releaseFinished()
+		return
+	}
+	c.beginLoopTask()
+	d.collect() // the 101 (and what was ahead of it) into c.out
+	if c.closed || c.stopReading || d.head != nil {
+		c.finishCallback()
+		return
+	}
+	c.switchToWS(ws)
+	c.resume() // what the client sent after the handshake
+	c.finishCallback()
+}
+
+// upgradeInline switches to WebSocket after an Inline handler upgraded ex.
+// Loop only.
+func (d *h1Driver) upgradeInline(ex *Exchange) {
+	c := d.c
+	ws := ex.ws
+	c.out = appendSwitching(c.out, &ex.Header)
+	putExchange(ex)
+	d.inflight--
+	c.switchToWS(ws)
+}
