@@ -247,3 +247,30 @@ func TestHTTP2StreamsAndResets(t *testing.T) {
 }
 
 func ftoa(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// An open WebSocket connection is counted, and leaves the count when it
+// closes.
+func TestWebSocketConnections(t *testing.T) {
+	app := quietApp()
+	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{}))
+	app.GET("/metrics", metrics.New(app).Handler())
+	plain := start(t, app, nil)
+	c, err := net.Dial("tcp", plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"+
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil || resp.StatusCode != 101 {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	if got := scrape(t, "http://"+plain+"/metrics").value("gwist_websocket_connections_open"); got != 1 {
+		t.Errorf("open WebSockets: %v, want 1", got)
+	}
+	c.Close()
+	waitFor(t, 5*time.Second, "the closed WebSocket to leave the count", func() bool {
+		return scrape(t, "http://"+plain+"/metrics").value("gwist_websocket_connections_open") == 0
+	})
+}
