@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gwist/gwist/internal/haproxytest"
 )
 
 // The tests in this file run the example as its own process (built once),
@@ -61,15 +62,7 @@ func needTool(t *testing.T, name, pkg string) string {
 }
 
 // freeAddr returns a loopback address whose port was free a moment ago.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
+func freeAddr(t *testing.T) string { return haproxytest.FreeAddr(t) }
 
 // helloProcess is a running examples/hello.
 type helloProcess struct {
