@@ -21,7 +21,7 @@ var (
 
 	dConnsOpen    = desc("connections_open", "Open connections, by protocol (a TLS connection is h1 until its handshake chooses h2).", "protocol", "tls")
 	dConnsMax     = desc("connections_max", "The cap on open connections (WithMaxConns).")
-	dConnsRefused = desc("connections_refused_total", "Connections closed at once, unserved (over the cap, draining, out of descriptors).")
+	dConnsRefused = desc("connections_refused_total", "Connections closed at once, unserved (over the cap, out of descriptors).")
 	dAcceptErrors = desc("accept_errors_total", "Failed accepts (EMFILE, ENFILE, ...).")
 	dClientGone   = desc("client_gone_errors_total", "Handler errors after the client had left.")
 
