@@ -149,3 +149,20 @@ func TestWorkersRefuseBeyondSizeThenRecover(t *testing.T) {
 		})
 	}
 }
+
+// A client that sends its next request the moment it has read a response
+// never finds the pool full, however small the pool: a request's slot is
+// given back when its handler returns, before its response is handed off.
+// With the slot given back after the write, WithWorkers(1) answered 503
+// to such a client within a few hundred requests.
+func TestSmallPoolServesSequentialClient(t *testing.T) {
+	app := gwist.New(gwist.WithWorkers(1), gwist.WithLogger(discardLogger()))
+	app.GET("/", func(c *gwist.Ctx) error { return c.String(200, "ok") })
+	r := dialRaw(t, startApp(t, app))
+	for i := range 5000 {
+		r.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+		if resp, body := r.readResponse("GET"); resp.StatusCode != 200 {
+			t.Fatalf("request %d: %d %q", i, resp.StatusCode, body)
+		}
+	}
+}

@@ -80,16 +80,17 @@ func (b *batch) releaseExchanges() {
 
 // runBatch runs on a worker: serve every request in order, serialize the
 // responses, then hand the batch back to the connection's loop. It reports
-// whether the batch left the workers' bound (a streamed response), read
-// before b is handed back and may be reused.
-func runBatch(b *batch) (unbound bool) {
+// what became of the batch's place in the workers' bound (slotHeld,
+// slotReturned, slotUnbound), decided before b is handed back and may be
+// reused.
+func runBatch(b *batch) (slot int) {
 	s := b.c.srv
 	if ws := b.ws; ws != nil {
 		// A WebSocket's callbacks (wsevents.go); the loop keeps nothing of b.
 		b.ws = nil
 		b.release()
 		ws.runCallbacks()
-		return false
+		return slotHeld
 	}
 	if st := b.h2; st != nil {
 		// One HTTP/2 request: the stream hands its response to the loop
@@ -99,9 +100,9 @@ func runBatch(b *batch) (unbound bool) {
 		if ex.h2in != nil {
 			ex.h2in.finish(ex)
 		}
-		unbound = b.unbound
+		slot = slotOf(b.unbound)
 		st.finishOnWorker(ex)
-		return unbound
+		return slot
 	}
 	for i, ex := range b.exs {
 		ex.b = b
@@ -134,9 +135,12 @@ func runBatch(b *batch) (unbound bool) {
 			break
 		}
 	}
-	unbound = b.unbound
+	slot = slotOf(b.unbound)
+	if slot == slotHeld && s.cfg.Workers.handlersReturned(b) {
+		slot = slotReturned
+	}
 	if b.direct && b.detached == nil && b.upgrade == nil && b.c.writeDirect(b) && !b.closeAfter && b.settle() {
-		return unbound // written; the loop collects the batch when it next looks
+		return slot // written; the loop collects the batch when it next looks
 	}
 	if err := b.c.el.Execute(context.Background(), b); err != nil {
 		// The engine is stopping and the loop is gone, so nobody will
@@ -147,7 +151,16 @@ func runBatch(b *batch) (unbound bool) {
 			b.detached.abandon()
 		}
 	}
-	return unbound
+	return slot
+}
+
+// slotOf is the slot state of a batch whose handlers ran: unbound when its
+// response streamed.
+func slotOf(unbound bool) int {
+	if unbound {
+		return slotUnbound
+	}
+	return slotHeld
 }
 
 // Run is called on the connection's loop once the worker is done.

@@ -230,19 +230,51 @@ func (w *Workers) drain(any) {
 			w.armRescue()
 		}
 		w.mu.Unlock()
-		unbound := runBatch(b) // b may already be another connection's
+		slot := runBatch(b) // b may already be another connection's
 		w.mu.Lock()
 		w.free++
 		w.finished++
-		if unbound {
+		switch slot {
+		case slotUnbound:
 			w.streams--
-		} else {
+		case slotHeld:
 			w.pending--
 		}
-		if w.pending == 0 && w.streams == 0 && w.idle != nil {
-			close(w.idle)
-			w.idle = nil
-		}
+		w.checkIdle()
+	}
+}
+
+// How a batch's place in the bound ends, as runBatch reports it.
+const (
+	slotHeld     = iota // still counted in pending: drain gives it back
+	slotReturned        // given back by handlersReturned already
+	slotUnbound         // the response streamed: counted in streams
+)
+
+// handlersReturned gives b's place in the bound back once its handlers
+// have returned, before its responses are handed off: a client may send
+// its next request the moment it reads them, and with a small pool that
+// request must not find the place still taken (WithWorkers(1) answered
+// such a client 503 every few thousand requests). Called by b's worker;
+// reports whether it gave the place back (not for a streamed response,
+// which left the bound already).
+func (w *Workers) handlersReturned(b *batch) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if b.unbound {
+		return false
+	}
+	w.pending--
+	w.checkIdle()
+	return true
+}
+
+// checkIdle wakes Release when nothing is pending or streaming. Called
+// with mu held.
+func (w *Workers) checkIdle() {
+	if w.pending == 0 && w.streams == 0 && w.idle != nil {
+		close(w.idle)
+		w.idle = nil
 	}
 }
 
