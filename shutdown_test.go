@@ -65,7 +65,17 @@ func TestShutdownAnswersKeepAliveClientsNextRequest(t *testing.T) {
 		go func() { done <- app.Shutdown(context.Background()) }()
 		waitRefused(t, addr.String())
 		client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
-		client.expectLastResponse("hello")
+		// The listener closes a moment before responses start saying
+		// Connection: close (engine Shutdown): a request in that moment is
+		// answered with keep-alive, and the next one gets the close.
+		if resp, body := client.readResponse("GET"); resp.StatusCode != 200 || body != "hello" {
+			t.Fatalf("response during the drain: %d %q", resp.StatusCode, body)
+		} else if !resp.Close {
+			client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+			client.expectLastResponse("hello")
+		} else {
+			client.expectClosed()
+		}
 		if err := <-done; err != nil {
 			t.Fatalf("Shutdown: %v", err)
 		}

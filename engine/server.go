@@ -196,8 +196,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		<-s.runDone
 		return nil
 	}
-	s.draining.Store(true)
+	// The listener closes before responses start saying Connection: close,
+	// so that a client reconnecting after one finds the port closed (or,
+	// with SO_REUSEPORT, the new process's listener), never this one's
+	// accept queue in the instant it closes, which resets what is in it.
 	_ = s.ln.Close()
+	s.draining.Store(true)
 	<-s.acceptDone
 	s.sweepAll()
 	var err error
