@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -43,7 +44,11 @@ func main() {
 		}))
 		mux := http.NewServeMux()
 		mux.Handle("GET /big", h)
-		go func() { log.Fatal(http.ListenAndServe(*addr, mux)) }()
+		ln, err := net.Listen("tcp", *addr) // bound before "listening on" is printed
+		if err != nil {
+			log.Fatal(err)
+		}
+		go func() { log.Fatal(http.Serve(ln, mux)) }()
 	default:
 		log.Fatalf("unknown -impl %q", *impl)
 	}

@@ -11,6 +11,7 @@ package main
 
 import (
 	"flag"
+	"net"
 	"net/http"
 	"sync"
 
@@ -36,10 +37,16 @@ func main() {
 	mux.HandleFunc(serve.BroadcastPath, func(w http.ResponseWriter, r *http.Request) {
 		serve.ServeBroadcast(w, r, h.broadcast)
 	})
-	srv := &http.Server{Addr: *addr, Handler: mux}
+	srv := &http.Server{Handler: mux}
+	// Bound before the announcement: the runner connects as soon as it
+	// reads it.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		serve.Fatal("wsgorilla", err)
+	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	serve.Announce("http", *addr)
+	go func() { errc <- srv.Serve(ln) }()
+	serve.Announce("http", ln.Addr().String())
 	go func() { serve.WaitSignal(); srv.Close() }()
 	if err := <-errc; err != nil && err != http.ErrServerClosed {
 		serve.Fatal("wsgorilla", err)
