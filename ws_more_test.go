@@ -28,20 +28,20 @@ func TestWebSocketKeepalive(t *testing.T) {
 	alive := dialWS(t, addr, "/ws")
 	start := time.Now()
 	for range 4 { // four rounds of ping and pong, while the silent peer times out
-		ev, err := alive.next()
+		ev, err := alive.Next()
 		if err != nil || ev.Kind != websocket.EventPing {
 			t.Fatalf("want a ping, got %v %v", ev.Kind, err)
 		}
-		alive.sendFrame(websocket.OpPong, true, ev.Payload)
+		alive.SendFrame(websocket.OpPong, true, ev.Payload)
 	}
-	alive.sendFrame(websocket.OpText, true, []byte("still here"))
-	alive.expectMessage(websocket.OpText, "still here")
+	alive.SendFrame(websocket.OpText, true, []byte("still here"))
+	alive.ExpectMessage(websocket.OpText, "still here")
 
-	ev, err := silent.next()
+	ev, err := silent.Next()
 	if err != nil || ev.Kind != websocket.EventPing {
 		t.Fatalf("silent peer: want a ping, got %v %v", ev.Kind, err)
 	}
-	silent.expectEOF()
+	silent.ExpectEOF()
 	if d := time.Since(start); d < 700*time.Millisecond {
 		t.Errorf("closed %v after connecting, before the pong timeout", d)
 	}
@@ -57,15 +57,15 @@ func TestWebSocketIdleTimeout(t *testing.T) {
 	_, addr, _ := startWSApp(t, gwist.WSConfig{IdleTimeout: 500 * time.Millisecond})
 	c := dialWS(t, addr, "/ws")
 	start := time.Now()
-	ev, err := c.next()
+	ev, err := c.Next()
 	if err != nil || ev.Kind != websocket.EventClose || ev.Code != websocket.CloseGoingAway {
 		t.Fatalf("want close 1001, got %v %d %v", ev.Kind, ev.Code, err)
 	}
 	if d := time.Since(start); d < 400*time.Millisecond {
 		t.Fatalf("closed after %v", d)
 	}
-	c.sendRaw(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, 1001, ""), testMask))
-	c.expectEOF()
+	c.SendRaw(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, 1001, ""), testMask))
+	c.ExpectEOF()
 }
 
 // A peer that does not read: TryWriteMessage fails with ErrSlowClient once
@@ -125,7 +125,7 @@ func TestWebSocketWriteBackpressure(t *testing.T) {
 	var r result
 	select { // the peer reads nothing until the writer is blocked
 	case <-saturated:
-		c.conn.Close()
+		c.Conn.Close()
 		r = <-res
 	case r = <-res:
 	case <-time.After(20 * time.Second):
@@ -168,23 +168,23 @@ func TestWebSocketHub(t *testing.T) {
 	}
 	for _, c := range clients {
 		for i := range 3 {
-			c.expectMessage(websocket.OpText, "news "+strconv.Itoa(i))
+			c.ExpectMessage(websocket.OpText, "news "+strconv.Itoa(i))
 		}
 	}
-	clients[0].conn.Close()
+	clients[0].Conn.Close()
 	waitFor(t, 5*time.Second, "the closed member to leave", func() bool { return hub.Len() == n-1 })
 
 	// clients[1] stops reading (with a small receive buffer, to fill
 	// sooner); the others read everything.
-	_ = clients[1].conn.(*net.TCPConn).SetReadBuffer(4096)
+	_ = clients[1].Conn.(*net.TCPConn).SetReadBuffer(4096)
 	big := bytes.Repeat([]byte("b"), 16<<10)
 	var wg sync.WaitGroup
 	for _, c := range clients[2:] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = c.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-			_, _ = io.Copy(io.Discard, c.br)
+			_ = c.Conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+			_, _ = io.Copy(io.Discard, c.BR)
 		}()
 	}
 	dropped := 0
@@ -199,9 +199,9 @@ func TestWebSocketHub(t *testing.T) {
 	// The server closed it (1008, then CloseTimeout: it reads nothing),
 	// and it left the hub.
 	waitFor(t, 5*time.Second, "the slow member to be closed and leave", func() bool { return hub.Len() == n-2 })
-	clients[1].conn.Close()
+	clients[1].Conn.Close()
 	for _, c := range clients[2:] {
-		c.conn.Close()
+		c.Conn.Close()
 	}
 	wg.Wait()
 }
@@ -217,8 +217,8 @@ func TestWebSocketShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := dialWS(t, addr.String(), "/ws")
-	c.sendFrame(websocket.OpText, true, []byte("x"))
-	c.expectMessage(websocket.OpText, "x")
+	c.SendFrame(websocket.OpText, true, []byte("x"))
+	c.ExpectMessage(websocket.OpText, "x")
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() {
@@ -226,12 +226,12 @@ func TestWebSocketShutdown(t *testing.T) {
 		defer cancel()
 		done <- app.Shutdown(ctx)
 	}()
-	ev, err := c.next()
+	ev, err := c.Next()
 	if err != nil || ev.Kind != websocket.EventClose || ev.Code != websocket.CloseGoingAway {
 		t.Fatalf("want close 1001, got %v %d %v", ev.Kind, ev.Code, err)
 	}
-	c.sendRaw(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, websocket.CloseGoingAway, ""), testMask))
-	c.expectEOF()
+	c.SendRaw(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, websocket.CloseGoingAway, ""), testMask))
+	c.ExpectEOF()
 	if err := <-done; err != nil {
 		t.Fatalf("Shutdown: %v", err)
 	}
@@ -252,11 +252,11 @@ func TestWebSocketTLS(t *testing.T) {
 	c := dialWSS(t, addr, "/ws", &tls.Config{RootCAs: getPKI(t).pool, ServerName: "localhost"})
 	for _, n := range []int{5, 70 << 10, 1} {
 		msg := bytes.Repeat([]byte("t"), n)
-		c.sendFrame(websocket.OpBinary, true, msg)
-		c.expectMessage(websocket.OpBinary, string(msg))
+		c.SendFrame(websocket.OpBinary, true, msg)
+		c.ExpectMessage(websocket.OpBinary, string(msg))
 	}
-	c.sendRaw(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, 4000, "done"), testMask))
-	c.expectClose(4000)
+	c.SendRaw(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, 4000, "done"), testMask))
+	c.ExpectClose(4000)
 	waitFor(t, 5*time.Second, "no WebSocket left", func() bool { return app.Stats().WebSockets == 0 })
 }
 
@@ -272,22 +272,22 @@ func TestWebSocketDeflate(t *testing.T) {
 	addr := startApp(t, app)
 	for _, offer := range []string{"permessage-deflate", "permessage-deflate; server_no_context_takeover; client_no_context_takeover"} {
 		c := dialWS(t, addr, "/ws", "Sec-WebSocket-Extensions: "+offer)
-		ext := c.resp.Header.Get("Sec-WebSocket-Extensions")
+		ext := c.Resp.Header.Get("Sec-WebSocket-Extensions")
 		params, _, ok := websocket.NegotiateDeflate([]string{ext}, websocket.DeflateConfig{})
 		if !ok {
 			t.Fatalf("response extension %q", ext)
 		}
-		c.r = websocket.NewReader(websocket.Config{Client: true, Deflate: &params})
+		c.Reader = websocket.NewReader(websocket.Config{Client: true, Deflate: &params})
 		d := websocket.NewDeflater(params, true)
 		for i := range 3 {
 			msg := bytes.Repeat([]byte("compress me "+strconv.Itoa(i)+" "), 200)
-			c.sendRaw(d.AppendMaskedMessage(nil, websocket.OpText, msg, testMask))
-			c.expectMessage(websocket.OpText, string(msg))
+			c.SendRaw(d.AppendMaskedMessage(nil, websocket.OpText, msg, testMask))
+			c.ExpectMessage(websocket.OpText, string(msg))
 		}
 	}
 	// Without an offer: no extension.
 	c := dialWS(t, addr, "/ws")
-	if ext := c.resp.Header.Get("Sec-WebSocket-Extensions"); ext != "" {
+	if ext := c.Resp.Header.Get("Sec-WebSocket-Extensions"); ext != "" {
 		t.Fatalf("extension %q without an offer", ext)
 	}
 }
@@ -302,7 +302,7 @@ func TestWebSocketSubprotocol(t *testing.T) {
 	}))
 	addr := startApp(t, app)
 	c := dialWS(t, addr, "/ws", "Sec-WebSocket-Protocol: v1.chat, v2.chat")
-	if p := c.resp.Header.Get("Sec-WebSocket-Protocol"); p != "v2.chat" {
+	if p := c.Resp.Header.Get("Sec-WebSocket-Protocol"); p != "v2.chat" {
 		t.Fatalf("Sec-WebSocket-Protocol %q", p)
 	}
 	waitFor(t, 5*time.Second, "OnOpen", func() bool { return got.Load() != nil })
@@ -310,7 +310,7 @@ func TestWebSocketSubprotocol(t *testing.T) {
 		t.Fatalf("Subprotocol() %q", got.Load())
 	}
 	c2 := dialWS(t, addr, "/ws", "Sec-WebSocket-Protocol: other")
-	if p := c2.resp.Header.Get("Sec-WebSocket-Protocol"); p != "" {
+	if p := c2.Resp.Header.Get("Sec-WebSocket-Protocol"); p != "" {
 		t.Fatalf("Sec-WebSocket-Protocol %q for an unsupported offer", p)
 	}
 }
@@ -332,14 +332,14 @@ func TestWebSocketServerClose(t *testing.T) {
 	app.GET("/ws", gwist.WebSocket(h))
 	addr := startApp(t, app)
 	c := dialWS(t, addr, "/ws")
-	c.expectMessage(websocket.OpText, "one")
-	c.expectMessage(websocket.OpText, "two")
-	ev, err := c.next()
+	c.ExpectMessage(websocket.OpText, "one")
+	c.ExpectMessage(websocket.OpText, "two")
+	ev, err := c.Next()
 	if err != nil || ev.Kind != websocket.EventClose || ev.Code != 4001 || ev.Reason != "bye" {
 		t.Fatalf("want close 4001 bye, got %v %d %q %v", ev.Kind, ev.Code, ev.Reason, err)
 	}
-	c.sendRaw(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, 4001, ""), testMask))
-	c.expectEOF()
+	c.SendRaw(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, 4001, ""), testMask))
+	c.ExpectEOF()
 	waitFor(t, 5*time.Second, "OnClose", func() bool { return len(rec.closed()) == 1 })
 	if got := rec.closed()[0]; got != 4001 {
 		t.Fatalf("OnClose %d", got)
@@ -394,8 +394,8 @@ func TestWebSocketWriteMisuse(t *testing.T) {
 			t.Errorf("misuse %d accepted", i)
 		}
 	}
-	c.sendFrame(websocket.OpClose, true, websocket.ClosePayload(nil, 1000, ""))
-	c.expectClose(1000)
+	c.SendFrame(websocket.OpClose, true, websocket.ClosePayload(nil, 1000, ""))
+	c.ExpectClose(1000)
 }
 
 // A peer that resets the connection while the server writes to it (a
@@ -429,9 +429,9 @@ func TestWebSocketResetWhileWriting(t *testing.T) {
 	for range n {
 		c := dialWS(t, addr, "/ws")
 		buf := make([]byte, 64<<10)
-		_, _ = io.ReadFull(c.br, buf) // the broadcasts are flowing
-		_ = c.conn.(*net.TCPConn).SetLinger(0)
-		c.conn.Close() // RST
+		_, _ = io.ReadFull(c.BR, buf) // the broadcasts are flowing
+		_ = c.Conn.(*net.TCPConn).SetLinger(0)
+		c.Conn.Close() // RST
 	}
 	waitFor(t, 10*time.Second, "every OnClose", func() bool { return len(rec.closed()) == n })
 	close(stop)

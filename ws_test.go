@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/wstest"
 	"github.com/gwist/gwist/websocket"
 )
 
@@ -60,27 +61,27 @@ func TestWebSocketEcho(t *testing.T) {
 		t.Run(map[bool]string{false: "workers", true: "inline"}[inline], func(t *testing.T) {
 			app, addr, rec := startWSApp(t, gwist.WSConfig{}, gwist.WithInline(inline))
 			c := dialWS(t, addr, "/ws")
-			c.sendFrame(websocket.OpText, true, []byte("hello"))
-			c.expectMessage(websocket.OpText, "hello")
-			c.sendFrame(websocket.OpBinary, true, []byte{0, 1, 2, 255})
-			c.expectMessage(websocket.OpBinary, "\x00\x01\x02\xff")
+			c.SendFrame(websocket.OpText, true, []byte("hello"))
+			c.ExpectMessage(websocket.OpText, "hello")
+			c.SendFrame(websocket.OpBinary, true, []byte{0, 1, 2, 255})
+			c.ExpectMessage(websocket.OpBinary, "\x00\x01\x02\xff")
 			// Fragmented, with a ping in the middle.
-			c.sendFrame(websocket.OpText, false, []byte("frag"))
-			c.sendFrame(websocket.OpPing, true, []byte("p"))
-			c.sendFrame(websocket.OpContinuation, true, []byte("mented"))
-			ev, err := c.next()
+			c.SendFrame(websocket.OpText, false, []byte("frag"))
+			c.SendFrame(websocket.OpPing, true, []byte("p"))
+			c.SendFrame(websocket.OpContinuation, true, []byte("mented"))
+			ev, err := c.Next()
 			if err != nil || ev.Kind != websocket.EventPong || string(ev.Payload) != "p" {
 				t.Fatalf("want pong p, got %v %q %v", ev.Kind, ev.Payload, err)
 			}
-			c.expectMessage(websocket.OpText, "fragmented")
+			c.ExpectMessage(websocket.OpText, "fragmented")
 			big := bytes.Repeat([]byte("x"), 200<<10)
-			c.sendFrame(websocket.OpBinary, true, big)
-			c.expectMessage(websocket.OpBinary, string(big))
+			c.SendFrame(websocket.OpBinary, true, big)
+			c.ExpectMessage(websocket.OpBinary, string(big))
 			if n := app.Stats().WebSockets; n != 1 {
 				t.Errorf("Stats().WebSockets = %d, want 1", n)
 			}
-			c.sendRaw(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, 1000, "bye"), testMask))
-			c.expectClose(1000)
+			c.SendRaw(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, 1000, "bye"), testMask))
+			c.ExpectClose(1000)
 			waitFor(t, 5*time.Second, "OnClose", func() bool { return len(rec.closed()) == 1 })
 			if got := rec.closed()[0]; got != 1000 {
 				t.Errorf("OnClose code %d, want 1000", got)
@@ -97,12 +98,12 @@ func TestWebSocketFramesBehindHandshake(t *testing.T) {
 	frame := websocket.AppendMaskedFrame(nil, websocket.OpText, true, []byte("early"), testMask)
 	r.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
 		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n" + string(frame))
-	c := &wsClient{t: t, conn: r.c, br: r.br, r: websocket.NewReader(websocket.Config{Client: true})}
+	c := wstest.New(t, r.c, r.br)
 	resp, err := readHead(r)
 	if err != nil || resp != 101 {
 		t.Fatalf("status %d %v", resp, err)
 	}
-	c.expectMessage(websocket.OpText, "early")
+	c.ExpectMessage(websocket.OpText, "early")
 }
 
 func readHead(r *rawConn) (int, error) {
@@ -164,8 +165,8 @@ func TestWebSocketHandshakeErrors(t *testing.T) {
 	// The same-host origin is accepted; the connection after a refused
 	// handshake still serves HTTP.
 	c := dialWS(t, addr, "/ws", "Origin: http://"+addr)
-	c.sendFrame(websocket.OpText, true, []byte("ok"))
-	c.expectMessage(websocket.OpText, "ok")
+	c.SendFrame(websocket.OpText, true, []byte("ok"))
+	c.ExpectMessage(websocket.OpText, "ok")
 	r := dialRaw(t, addr)
 	r.send("GET /ws HTTP/1.1\r\nHost: x\r\n\r\nGET /plain HTTP/1.1\r\nHost: x\r\n\r\n")
 	if resp, _ := r.readResponse("GET"); resp.StatusCode != 426 {
@@ -217,10 +218,10 @@ func TestWebSocketProtocolErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := dialWS(t, addr, "/ws")
-			c.sendFrame(websocket.OpText, true, []byte("before"))
-			c.expectMessage(websocket.OpText, "before")
-			c.sendRaw(tc.frame)
-			c.expectClose(tc.code)
+			c.SendFrame(websocket.OpText, true, []byte("before"))
+			c.ExpectMessage(websocket.OpText, "before")
+			c.SendRaw(tc.frame)
+			c.ExpectClose(tc.code)
 		})
 	}
 	waitFor(t, 5*time.Second, "every OnClose", func() bool { return len(rec.closed()) == len(cases) })
@@ -248,7 +249,7 @@ func TestWebSocketSlowCallbacksPauseReading(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range 16000 { // 16 MB: more than the socket buffers hold
-			if _, err := c.conn.Write(websocket.AppendMaskedFrame(nil, websocket.OpBinary, true, payload, testMask)); err != nil {
+			if _, err := c.Conn.Write(websocket.AppendMaskedFrame(nil, websocket.OpBinary, true, payload, testMask)); err != nil {
 				return
 			}
 		}
@@ -268,7 +269,7 @@ func TestWebSocketSlowCallbacksPauseReading(t *testing.T) {
 	close(release)
 	<-done
 	for range 160 {
-		c.expectMessage(websocket.OpText, "ok")
+		c.ExpectMessage(websocket.OpText, "ok")
 	}
 	if got.Load() != 16000 {
 		t.Fatalf("got %d messages, want 16000", got.Load())

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/wstest"
 	"github.com/gwist/gwist/websocket"
 )
 
@@ -26,47 +25,23 @@ func TestWebSocketChanges(t *testing.T) {
 		defer cancel()
 		_ = app.Shutdown(ctx)
 	})
-	conn, err := net.Dial("tcp", addr.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-	_, _ = conn.Write([]byte("GET /ws HTTP/1.1\r\nHost: " + addr.String() + "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"))
-	br := bufio.NewReader(conn)
-	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 101 {
-		t.Fatalf("handshake: %v %v", resp, err)
-	}
+	c := wstest.Dial(t, addr.String(), "/ws")
 	deadline := time.Now().Add(5 * time.Second)
 	for h.ws.Len() != 1 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	base := "http://" + addr.String()
 	call(t, "POST", base+"/api/todos", jsonType, `{"title":"pushed"}`, nil)
-	r := websocket.NewReader(websocket.Config{Client: true})
-	var buf []byte
-	for {
-		if ev, ok := r.Next(); ok {
-			var ch change
-			if err := json.Unmarshal(ev.Payload, &ch); err != nil || ev.Opcode != websocket.OpText ||
-				ch.Op != "created" || ch.Todo.Title != "pushed" {
-				t.Fatalf("message %q: %+v %v", ev.Payload, ch, err)
-			}
-			break
-		}
-		if n := r.Feed(buf); n > 0 {
-			buf = buf[n:]
-			continue
-		}
-		b := make([]byte, 4096)
-		n, err := br.Read(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		buf = append(buf, b[:n]...)
+	ev, err := c.Next()
+	var ch change
+	if err == nil {
+		err = json.Unmarshal(ev.Payload, &ch)
 	}
-	conn.Close()
+	if err != nil || ev.Kind != websocket.EventMessage || ev.Opcode != websocket.OpText ||
+		ch.Op != "created" || ch.Todo.Title != "pushed" {
+		t.Fatalf("message %q: %+v %v", ev.Payload, ch, err)
+	}
+	c.Conn.Close()
 	deadline = time.Now().Add(5 * time.Second)
 	for h.ws.Len() != 0 {
 		if time.Now().After(deadline) {
