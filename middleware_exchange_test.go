@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+
+	"github.com/gwist/gwist/internal/syncbuf"
 )
 
 // seen is what an app-level middleware observed after next returned.
@@ -234,23 +236,8 @@ func TestPanicGoesThroughErrorHandler(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger on several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log or output sink read while it is written.
+type syncBuffer = syncbuf.Buffer
 
 // upperWriter is a body writer that upper-cases what goes through it.
 type upperWriter struct {

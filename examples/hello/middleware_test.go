@@ -8,29 +8,16 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gwist/gwist"
+
+	"github.com/gwist/gwist/internal/syncbuf"
 )
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log or output sink read while it is written.
+type syncBuffer = syncbuf.Buffer
 
 // TestMiddlewareFlag runs the routes as -middleware does and checks each
 // piece through a real client: request ID, access log, gzip, CORS

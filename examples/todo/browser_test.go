@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -9,9 +8,10 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gwist/gwist/internal/syncbuf"
 )
 
 // findChromium returns a headless-capable Chromium, or "".
@@ -39,23 +39,8 @@ func dumpDOM(t *testing.T, chromium, url string) string {
 	return string(out)
 }
 
-// syncBuffer is a log sink for the App under test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log or output sink read while it is written.
+type syncBuffer = syncbuf.Buffer
 
 // A real browser: a page on the allowed origin POSTs JSON to the API, which
 // needs a CORS preflight (the access log shows the OPTIONS), and gets its

@@ -25,11 +25,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"text/template"
 	"time"
+
+	"github.com/gwist/gwist/internal/syncbuf"
 )
 
 // HTTPDefaults is a defaults section for HTTP tests: mode http, short
@@ -259,20 +260,5 @@ func (h *HAProxy) WaitServerState(t testing.TB, backend, server, state string, t
 	}
 }
 
-// syncBuffer collects the process's output while tests read it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log or output sink read while it is written.
+type syncBuffer = syncbuf.Buffer
