@@ -128,13 +128,15 @@ func (d *h1Driver) serve() {
 			if !ex.Request.KeepAlive || c.srv.draining.Load() {
 				c.stopReading = true
 			}
-			if cfg.HTTP2 && c.tls == nil && !c.stopReading && d.head == nil && d.building == nil {
-				if settings, ok := wantsH2c(&ex.Request); ok && d.upgradeH2c(ex, settings) {
-					return // the connection speaks HTTP/2 now (h2upgrade.go)
+			if upgrade := ex.Request.Header("Upgrade"); upgrade != "" { // one look for h2c and WebSocket
+				if cfg.HTTP2 && c.tls == nil && !c.stopReading && d.head == nil && d.building == nil {
+					if settings, ok := wantsH2c(&ex.Request, upgrade); ok && d.upgradeH2c(ex, settings) {
+						return // the connection speaks HTTP/2 now (h2upgrade.go)
+					}
 				}
-			}
-			if !cfg.Inline && wantsWebSocket(&ex.Request) {
-				d.upgrading = true
+				if !cfg.Inline && wantsWebSocket(&ex.Request, upgrade) {
+					d.upgrading = true
+				}
 			}
 			d.dispatch(ex)
 			if c.proto != d {

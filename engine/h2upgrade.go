@@ -17,12 +17,13 @@ import (
 // it with a body, or with a bad HTTP2-Settings, is served in HTTP/1.1 (the
 // server may ignore an upgrade).
 
-// wantsH2c reports whether req asks to upgrade to h2c, and its settings.
-func wantsH2c(req *http1.Request) (settings string, ok bool) {
+// wantsH2c reports whether req, whose Upgrade field is upgrade, asks to
+// upgrade to h2c, and its settings.
+func wantsH2c(req *http1.Request, upgrade string) (settings string, ok bool) {
 	if req.ProtoMinor != 1 || req.ContentLength > 0 || req.Chunked {
 		return "", false
 	}
-	if !hasToken(req.Header("Upgrade"), "h2c") || !hasToken(req.Header("Connection"), "upgrade") ||
+	if !hasToken(upgrade, "h2c") || !hasToken(req.Header("Connection"), "upgrade") ||
 		!hasToken(req.Header("Connection"), "http2-settings") {
 		return "", false
 	}

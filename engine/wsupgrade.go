@@ -78,10 +78,10 @@ func newWSConn(c *conn, up WSUpgrade) *WSConn {
 	return ws
 }
 
-// wantsWebSocket: req asks for an upgrade to WebSocket (parsing stops
-// behind it until it is answered).
-func wantsWebSocket(req *http1.Request) bool {
-	return req.Method == "GET" && hasToken(req.Header("Upgrade"), "websocket")
+// wantsWebSocket: req, whose Upgrade field is upgrade, asks for an upgrade
+// to WebSocket (parsing stops behind it until it is answered).
+func wantsWebSocket(req *http1.Request, upgrade string) bool {
+	return req.Method == "GET" && hasToken(upgrade, "websocket")
 }
 
 // appendSwitching serializes the 101 with the handler's header fields.
