@@ -16,6 +16,7 @@ const (
 	DefaultMaxResetScore        = 200
 	DefaultMaxIdleFrames        = 10000
 	DefaultPrefaceTimeout       = 10 * time.Second
+	DefaultSettingsTimeout      = 5 * time.Second
 )
 
 // Config holds a connection's limits. Zero fields take the defaults above.
@@ -66,6 +67,12 @@ type Config struct {
 	// PrefaceTimeout is how long a new connection may take to send the
 	// client preface and its SETTINGS (Conn.PrefaceDeadline).
 	PrefaceTimeout time.Duration
+	// SettingsTimeout is how long the peer may take to acknowledge the
+	// server's SETTINGS; past it the connection fails with GOAWAY
+	// SETTINGS_TIMEOUT (RFC 9113 section 6.5.3). A client that never
+	// acknowledges would otherwise hold the connection until its idle
+	// timeout.
+	SettingsTimeout time.Duration
 	// Counters, when set, count this connection's streams, resets and
 	// GOAWAYs; many connections may share them.
 	Counters *Counters
@@ -113,6 +120,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.PrefaceTimeout <= 0 {
 		c.PrefaceTimeout = DefaultPrefaceTimeout
+	}
+	if c.SettingsTimeout <= 0 {
+		c.SettingsTimeout = DefaultSettingsTimeout
 	}
 }
 

@@ -65,6 +65,10 @@ type Conn struct {
 	prefaceLeft int  // bytes of the client preface still expected
 	gotSettings bool // the peer's first SETTINGS arrived
 	deadline    time.Time
+	// settingsAcked: the peer acknowledged our SETTINGS, which it must
+	// do by settingsDeadline.
+	settingsAcked    bool
+	settingsDeadline time.Time
 
 	streams     map[uint32]*stream
 	maxClientID uint32 // highest stream id the peer opened
@@ -101,14 +105,15 @@ type Conn struct {
 func NewConn(cfg Config, now time.Time) *Conn {
 	cfg.setDefaults()
 	c := &Conn{
-		cfg:            cfg,
-		prefaceLeft:    len(xh2.ClientPreface),
-		deadline:       now.Add(cfg.PrefaceTimeout),
-		streams:        make(map[uint32]*stream),
-		recvWindow:     int64(cfg.ConnWindow),
-		sendWindow:     initialWindow,
-		peerInitWindow: initialWindow,
-		peerMaxFrame:   minMaxFrameSize,
+		cfg:              cfg,
+		prefaceLeft:      len(xh2.ClientPreface),
+		deadline:         now.Add(cfg.PrefaceTimeout),
+		settingsDeadline: now.Add(cfg.SettingsTimeout),
+		streams:          make(map[uint32]*stream),
+		recvWindow:       int64(cfg.ConnWindow),
+		sendWindow:       initialWindow,
+		peerInitWindow:   initialWindow,
+		peerMaxFrame:     minMaxFrameSize,
 	}
 	c.maxBlockBytes = 2*int(cfg.MaxHeaderListSize) + int(cfg.MaxFrameSize) + frameHeaderLen
 	c.dec = hpack.NewDecoder(4096, c.onField)
@@ -143,12 +148,22 @@ func (c *Conn) PrefaceDeadline() time.Time {
 }
 
 // Tick tells the connection the time: past PrefaceDeadline the connection
-// fails (Finished reports true; nothing is sent but what is queued).
+// fails (Finished reports true; nothing is sent but what is queued); past
+// Config.SettingsTimeout (counted from NewConn) without the peer's SETTINGS
+// acknowledgement it fails with GOAWAY SETTINGS_TIMEOUT, once the preface
+// is in (before, the preface timeout applies).
 func (c *Conn) Tick(now time.Time) {
-	if !c.gotSettings && !c.fatal && now.After(c.deadline) {
+	if c.fatal {
+		return
+	}
+	if !c.gotSettings && now.After(c.deadline) {
 		c.fatal, c.lastErr = true, errors.New("http2: preface timeout")
 		c.ctl = c.ctl[:0]
 		c.dropAllOutput()
+		return
+	}
+	if c.gotSettings && !c.settingsAcked && now.After(c.settingsDeadline) {
+		c.fail(xh2.ErrCodeSettingsTimeout, "SETTINGS not acknowledged in time")
 	}
 }
 

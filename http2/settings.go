@@ -10,7 +10,8 @@ import (
 // onSettings applies the peer's SETTINGS and queues the ACK.
 func (c *Conn) onSettings(f *xh2.SettingsFrame) {
 	if f.IsAck() {
-		return // our settings take effect from the start (they only loosen)
+		c.settingsAcked = true // our settings took effect from the start (they only loosen)
+		return
 	}
 	// Repeated entries are legal and applied in order (RFC 9113 section
 	// 6.5.3; h2spec checks it), unlike x/net's server, which rejects them;
