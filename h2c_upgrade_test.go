@@ -42,16 +42,19 @@ func TestH2cUpgradeCurl(t *testing.T) {
 	}
 }
 
-// With HTTP/2 on, a plaintext connection whose first line names no HTTP
-// version and is not the HTTP/2 preface is closed without an answer (HTTP/2
-// requires it for a bad preface); a malformed HTTP/1 request still gets its
-// 400, and with HTTP/2 off nothing changes.
+// With HTTP/2 on, a plaintext connection whose first line is neither an
+// HTTP/1 request line (it names no HTTP version and does not start with a
+// method, a space and a request target) nor the HTTP/2 preface is closed
+// without an answer (HTTP/2 requires it for a bad preface, and h2spec
+// checks it); a malformed HTTP/1 request still gets its 400, a request
+// line without a version too, and with HTTP/2 off nothing changes.
 func TestFirstLineNeitherProtocol(t *testing.T) {
 	on := startApp(t, h2App())
 	r := dialRaw(t, on)
 	r.send("INVALID CONNECTION PREFACE\r\n\r\n")
 	r.expectClosed()
-	for _, bad := range []string{"GET / HTTP/1.1\r\nBad Header\r\n\r\n", "GET / http/1.1\r\n\r\n", "G@T / HTTP/1.1\r\n\r\n"} {
+	for _, bad := range []string{"GET / HTTP/1.1\r\nBad Header\r\n\r\n", "GET / http/1.1\r\n\r\n", "G@T / HTTP/1.1\r\n\r\n",
+		"GET /\r\n\r\n", "GET /index.html HTTP\r\n\r\n", "POST * junk\r\n\r\n"} {
 		r = dialRaw(t, on)
 		r.send(bad)
 		if resp, _ := r.readResponse("GET"); resp.StatusCode != 400 {

@@ -10,10 +10,15 @@ import (
 
 // ConnLimit caps the connections open at once across the servers that
 // share it (an App's plaintext and TLS listeners share one). A connection
-// accepted beyond it is closed at once with a reset.
+// accepted beyond it is not served: on a plaintext listener it is answered
+// "503 Service Unavailable" once its request line arrives (shed.go), on
+// others it is closed at once with a reset.
 type ConnLimit struct {
 	max  int64
 	open atomic.Int64
+	// shed counts the connections beyond max waiting to be answered 503
+	// (shed.go), at most shedReserve.
+	shed atomic.Int64
 }
 
 // NewConnLimit returns a limit of max connections; max <= 0 means
@@ -32,6 +37,25 @@ func (l *ConnLimit) Max() int { return int(l.max) }
 func (l *ConnLimit) Open() int { return int(l.open.Load()) }
 
 func (l *ConnLimit) hasRoom() bool { return l.open.Load() < l.max }
+
+// shedReserve is how many shed connections may wait for their request at
+// once, beyond the limit: a 64th of it, at least 1 and at most
+// maxShedReserve, well within the descriptors DefaultMaxConns leaves free
+// (an eighth of them).
+func (l *ConnLimit) shedReserve() int64 { return min(maxShedReserve, max(1, l.max/64)) }
+
+// reserveShed takes a place among the connections shed with a 503, if
+// answerable (a plaintext listener) and the reserve has room.
+func (l *ConnLimit) reserveShed(answerable bool) bool {
+	if !answerable {
+		return false
+	}
+	if l.shed.Add(1) > l.shedReserve() {
+		l.shed.Add(-1)
+		return false
+	}
+	return true
+}
 
 // DefaultMaxConns derives the default limit from the process's descriptor
 // limit (RLIMIT_NOFILE, whose soft value Go raises to the hard one at

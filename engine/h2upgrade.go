@@ -67,19 +67,20 @@ func (d *h1Driver) upgradeH2c(ex *Exchange, settings string) bool {
 
 // firstLineIsHTTP1 looks at the first line of a plaintext connection that
 // may speak either protocol. A line that names an HTTP version anywhere
-// ("HTTP/", in any case) is left to the HTTP/1 parser, which answers what
-// is wrong with it (400, 505, ...), and the connection is HTTP/1 for good.
-// A complete first line with no HTTP version at all is neither an HTTP/1
-// request nor the HTTP/2 preface: the connection is closed without an
-// answer, as HTTP/2 requires for a bad preface (RFC 9113 section 3.4) and
-// as the TLS port does for bytes that are not TLS. An incomplete line
-// waits for more.
+// ("HTTP/", in any case), or starts like a request line (a method, a
+// space and a request target: http1.LooksLikeRequestLine), is left to the
+// HTTP/1 parser, which answers what is wrong with it (400, 505, ...), and
+// the connection is HTTP/1 for good. Any other complete first line is
+// neither an HTTP/1 request nor the HTTP/2 preface: the connection is
+// closed without an answer, as HTTP/2 requires for a bad preface (RFC 9113
+// section 3.4; h2spec checks that nothing is sent) and as the TLS port
+// does for bytes that are not TLS. An incomplete line waits for more.
 func (d *h1Driver) firstLineIsHTTP1(buf []byte) bool {
 	i := bytes.IndexByte(buf, '\n')
 	if i < 0 {
 		return true // not yet decided; the parser's own limits apply meanwhile
 	}
-	if namesHTTPVersion(buf[:i]) {
+	if line := bytes.TrimSuffix(buf[:i], []byte("\r")); namesHTTPVersion(line) || http1.LooksLikeRequestLine(line) {
 		d.spoke = true
 		return true
 	}

@@ -93,11 +93,19 @@ func (s *Server) acceptLoop() {
 		// served (its response says Connection: close): it is typically a
 		// client reconnecting after such a response, and resetting it
 		// would lose the request it is about to send.
+		var ctx any
 		if !s.limit.hasRoom() {
-			s.refuse(nc)
-			continue
+			if !s.limit.reserveShed(s.cfg.TLS == nil && s.cfg.ProxyProtocol == nil) {
+				s.refuse(nc)
+				continue
+			}
+			s.stats.refused.Add(1)
+			ctx = shedMark{} // answered 503 if its request comes (shed.go)
 		}
-		if _, err := s.cli.EnrollContext(nc, nil); err != nil {
+		if _, err := s.cli.EnrollContext(nc, ctx); err != nil {
+			if ctx != nil {
+				s.limit.shed.Add(-1)
+			}
 			// EnrollContext closed nc (typically: no descriptor left for
 			// its dup); the client sees its connection closed at once.
 			s.stats.acceptErrors.Add(1)

@@ -269,11 +269,19 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	// acceptLoop): its first response says Connection: close, and if it
 	// sends nothing the drain closes it as idle.
 	c := newConn(s, gc)
-	s.limit.open.Add(1)
-	c.setPhase(phaseIdle, s.cfg.IdleTimeout)
+	if _, shed := gc.Context().(shedMark); shed {
+		c.shed = true
+		c.proto = &shedding{c: c}
+		c.setPhase(phaseIdle, shedTimeout)
+	} else {
+		s.limit.open.Add(1)
+		c.setPhase(phaseIdle, s.cfg.IdleTimeout)
+	}
 	gc.SetContext(c)
 	s.loopFor(c.el).add(c)
-	if s.cfg.ProxyProtocol != nil {
+	if c.shed {
+		// Served by its shedding driver only.
+	} else if s.cfg.ProxyProtocol != nil {
 		c.waitProxyHeader(s.cfg.ProxyProtocol) // TLS starts after the header
 	} else if s.cfg.TLS != nil {
 		c.openTLS(s.cfg.TLS)
@@ -303,7 +311,11 @@ func (s *Server) OnClose(gc gnet.Conn, _ error) gnet.Action {
 	}
 	gc.SetContext(nil)
 	s.conns.Add(-1)
-	s.limit.open.Add(-1)
+	if c.shed {
+		s.limit.shed.Add(-1)
+	} else {
+		s.limit.open.Add(-1)
+	}
 	return gnet.None
 }
 

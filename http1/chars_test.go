@@ -103,3 +103,26 @@ func TestGrowBytesBound(t *testing.T) {
 		t.Fatal("grew although the capacity sufficed")
 	}
 }
+
+func TestLooksLikeRequestLine(t *testing.T) {
+	for line, want := range map[string]bool{
+		"GET /":                      true,
+		"GET / HTTP/1.1":             true,
+		"GET /a HTTP/9":              true,
+		"OPTIONS *":                  true,
+		"GET http://example.com/ x":  true,
+		"G@T / HTTP/1.1":             false,
+		"INVALID CONNECTION PREFACE": false,
+		"GET":                        false,
+		"GET ":                       false,
+		" GET /":                     false,
+		"GET  /":                     false,
+		"\x16\x03\x01":               false,
+		"GET 1http://x":              false,
+		"GET http:/x":                false,
+	} {
+		if got := LooksLikeRequestLine([]byte(line)); got != want {
+			t.Errorf("%q: %v, want %v", line, got, want)
+		}
+	}
+}
