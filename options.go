@@ -92,7 +92,8 @@ func WithHeaderReadTimeout(d time.Duration) Option {
 // body bytes while the handler is ready for them (the timer restarts with
 // every byte and stops while the handler has not read what arrived): Read
 // fails with ErrBodyReadTimeout, the response is a 408 unless it had begun
-// to stream, and the connection closes.
+// to stream, and the connection closes. Over HTTP/2 it runs per stream the
+// same way (408, then the stream is reset; the connection stays).
 func WithBodyReadTimeout(d time.Duration) Option {
 	return func(c *config) { c.engine.BodyReadTimeout = d }
 }
@@ -105,6 +106,17 @@ func WithIdleTimeout(d time.Duration) Option {
 // WithMaxPipelined bounds the requests of one connection in flight at once
 // (default 64); further pipelined input waits until responses drain.
 func WithMaxPipelined(n int) Option { return func(c *config) { c.engine.MaxPipelined = n } }
+
+// WithMaxConnHandlers caps the handlers of one connection running on the
+// worker pool at once (default: a sixteenth of WithWorkers, at least 4;
+// 64 for the default pool), so that a few connections cannot take the
+// whole pool. It matters for HTTP/2, where one connection carries many
+// requests at once: a stream beyond the cap waits until one of its
+// connection's handlers returns. (HTTP/1 is bounded by WithMaxPipelined;
+// a WebSocket's callbacks run one at a time.)
+func WithMaxConnHandlers(n int) Option {
+	return func(c *config) { c.engine.MaxConnHandlers = n }
+}
 
 // WithMaxInboundBytes caps the unparsed input buffered for one connection
 // while its parsing is paused (default 1 MiB on Linux, where the engine

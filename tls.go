@@ -273,6 +273,9 @@ func addPipeStats(dst *engine.PipeStats, p engine.PipeStats) {
 	dst.WriteTimeouts += p.WriteTimeouts
 	dst.PeakStreamQueued = max(dst.PeakStreamQueued, p.PeakStreamQueued)
 	dst.PeakBodyBuffered = max(dst.PeakBodyBuffered, p.PeakBodyBuffered)
+	dst.BodyReadTimeouts += p.BodyReadTimeouts
+	dst.ShareWaits += p.ShareWaits
+	dst.PingFloods += p.PingFloods
 }
 
 func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {

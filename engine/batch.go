@@ -86,11 +86,14 @@ func (b *batch) releaseExchanges() {
 func runBatch(b *batch) (slot int) {
 	s := b.c.srv
 	if ws := b.ws; ws != nil {
-		// A WebSocket's callbacks (wsevents.go); the loop keeps nothing of b.
+		// A WebSocket's callbacks (wsevents.go); the loop keeps nothing of
+		// b. A writer that blocked meanwhile took b out of the bound
+		// (wsconn.go); runCallbacks returns once nobody can any more.
+		ws.runCallbacks(b)
+		slot = slotOf(b.unbound)
 		b.ws = nil
 		b.release()
-		ws.runCallbacks()
-		return slotHeld
+		return slot
 	}
 	if st := b.h2; st != nil {
 		// One HTTP/2 request: the stream hands its response to the loop

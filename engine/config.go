@@ -80,6 +80,14 @@ type Config struct {
 	// (4 MiB). A connection over the cap gets the responses already in
 	// flight, then is closed.
 	MaxInboundBytes int
+	// MaxConnHandlers caps the handlers of one connection that run on the
+	// worker pool at once (default: a sixteenth of the pool, at least 4),
+	// so that a few connections cannot take the whole pool. It bounds
+	// HTTP/2, whose connections carry many requests at once: a stream
+	// beyond it waits for one of the connection's handlers to return.
+	// (HTTP/1 is bounded by MaxPipelined, and a WebSocket's callbacks run
+	// one at a time.)
+	MaxConnHandlers int
 	// MaxOutboundBytes pauses parsing while more than this many response
 	// bytes wait to be sent on a connection (default 4 MiB).
 	MaxOutboundBytes int
@@ -188,7 +196,20 @@ func (c *Config) withDefaults() Config {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
+	if d.MaxConnHandlers <= 0 {
+		d.MaxConnHandlers = DefaultMaxConnHandlers(d.Workers)
+	}
 	return d
+}
+
+// DefaultMaxConnHandlers is Config.MaxConnHandlers's default for a pool:
+// a sixteenth of its size, at least 4.
+func DefaultMaxConnHandlers(w *Workers) int {
+	size := DefaultWorkers
+	if w != nil {
+		size = w.Cap()
+	}
+	return max(4, size/16)
 }
 
 func defaultLoops(inline bool, procs int) int {

@@ -69,6 +69,8 @@ type conn struct {
 	tlsConn // HTTPS state; zero for plaintext connections
 
 	drainIdleSince int64 // unix ns of the first drain sweep that found it idle (drain.go)
+	// shed: accepted beyond the ConnLimit, to be answered 503 (shed.go).
+	shed bool
 
 	// Shared with workers writing directly (see direct.go).
 	wmu      sync.Mutex
@@ -280,6 +282,9 @@ func (c *conn) onTimer(now int64) {
 	}
 	switch c.phase {
 	case phaseHead, phaseBody:
+		if c.phase == phaseBody {
+			c.srv.pipe.bodyTimeouts.Add(1)
+		}
 		if c.proto.readTimeout() {
 			c.finishCallback()
 			return

@@ -23,6 +23,11 @@ type h2Driver struct {
 	buffered int64
 	wire     []byte // scratch for Output
 	draining bool   // Shutdown began: GOAWAY sent
+	// running counts the streams whose handlers run on workers, at most
+	// Config.MaxConnHandlers; waiting holds the streams ready beyond it,
+	// in arrival order (h2share.go).
+	running int
+	waiting []*h2Stream
 }
 
 // newH2Driver starts HTTP/2 on c. Loop only.
@@ -76,7 +81,7 @@ func (d *h2Driver) events() {
 		case http2.EventTrailers:
 			if s := d.streams[ev.Stream]; s != nil && s.body != nil {
 				s.body.end(ev.Trailers)
-			} else if s != nil && !s.dispatched {
+			} else if s != nil && s.handler == h2Receiving {
 				s.ex.Request.Trailers = ev.Trailers
 				d.dispatch(s)
 			}
@@ -103,6 +108,7 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 	ev.Request.FillHTTP1(&ex.Request)
 	s := &h2Stream{d: d, id: ev.Stream, ex: ex, room: make(chan struct{}, 1)}
 	ex.h2 = s
+	s.bodyAt = c.srv.now()
 	d.streams[s.id] = s
 	c.srv.h2streams.Add(1)
 	c.setPhase(phaseWaiting, 0)
@@ -131,6 +137,9 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 
 func (d *h2Driver) onData(ev http2.Event) {
 	s := d.streams[ev.Stream]
+	if s != nil {
+		s.bodyAt = d.c.srv.now()
+	}
 	if s != nil && s.protocol != "" {
 		s.onWSData(ev.Data, ev.EndStream) // credited as the WebSocket reads
 		return
@@ -140,7 +149,7 @@ func (d *h2Driver) onData(ev http2.Event) {
 		return
 	}
 	d.h2.Consumed(ev.Stream, len(ev.Data)) // taken (or dropped) at once
-	if s == nil || s.dispatched {
+	if s == nil || s.handler != h2Receiving {
 		return
 	}
 	ex := &s.ex.Request
@@ -158,23 +167,39 @@ func (d *h2Driver) onData(ev http2.Event) {
 	}
 }
 
-// dispatch runs the stream's handler, inline or on a worker.
+// dispatch hands the stream's request to its handler: at once, or when
+// the connection's share of the worker pool has room (h2share.go).
 func (d *h2Driver) dispatch(s *h2Stream) {
 	c := d.c
-	s.dispatched = true
 	d.buffered -= s.held
 	s.held = 0
 	ex := s.ex
-	ex.Request.ContentLength = int64(len(ex.Request.Body))
-	if ex.refused != 0 {
+	if s.body == nil {
+		ex.Request.ContentLength = int64(len(ex.Request.Body))
+	}
+	if ex.refused != 0 && ex.refusedErr == nil {
 		ex.refusedErr = errH2BodyTooLarge
 	}
 	if c.config().Inline && s.body == nil { // a streamed body needs a worker
+		s.handler = h2Running
 		c.srv.serve(ex)
 		s.handlerDone(ex)
 		s.collect()
 		return
 	}
+	if d.running >= c.config().MaxConnHandlers {
+		d.wait(s)
+		return
+	}
+	d.start(s)
+}
+
+// start runs the stream's handler on a worker, or answers 503 when the
+// pool is full.
+func (d *h2Driver) start(s *h2Stream) {
+	c := d.c
+	ex := s.ex
+	s.handler = h2Running
 	b := getBatch(c)
 	b.exs = append(b.exs, ex)
 	b.reqs = 1
@@ -195,7 +220,9 @@ func (d *h2Driver) dispatch(s *h2Stream) {
 		ex.Body = append(ex.Body[:0], "Service Unavailable\n"...)
 		s.handlerDone(ex)
 		s.collect()
+		return
 	}
+	d.running++
 }
 
 // output moves what the connection has to send to the connection's output,
@@ -250,15 +277,18 @@ func (d *h2Driver) tick(now int64) {
 	}
 	d.h2.Tick(time.Now())
 	for _, s := range d.streams {
-		if s.writeTimedOut(now) {
+		if s.writeTimedOut(now) || s.bodyTimedOut(now) {
 			continue
 		}
-		if s.det != nil && s.finished {
+		if s.det != nil && s.handler == h2Returned {
 			s.detachedTick(now)
 		}
-		if s.ws != nil && !s.gone {
-			s.ws.retryCallbacks()
-			s.ws.keepalive(now)
+		if ws := s.ws; ws != nil && !s.gone {
+			ws.retryCallbacks()
+			ws.keepalive(now)
+			if ws.paused && ws.live() && !ws.isGone {
+				ws.paused = !ws.process() // the peer may have read meanwhile
+			}
 		}
 	}
 	d.output()

@@ -44,15 +44,17 @@ type h2Stream struct {
 	earlyEnd bool
 
 	// Loop only.
-	held        int64 // request body bytes counted in d.buffered
-	dispatched  bool  // the handler was started
-	gone        bool  // reset, or the connection closed
+	handler h2HandlerState
+	held    int64 // request body bytes counted in d.buffered
+	// bodyAt: server clock of the request body's last bytes, for the body
+	// read timeout (h2bodytimer.go).
+	bodyAt      int64
+	gone        bool // reset, or the connection closed
 	headersSent bool
 	pend        []byte // body bytes http2.Conn has not taken yet
 	ended       bool   // the response's end was handed over
 	trailers    []http1.HeaderField
 	endSent     bool // END_STREAM (or the trailers) queued
-	finished    bool // the handler returned
 	freed       bool
 	uncounted   bool  // left Server.h2streams (free, or the connection's close)
 	lastWrite   int64 // server clock when body bytes were last taken
@@ -67,6 +69,23 @@ type h2Stream struct {
 	room      chan struct{} // the loop took queued bytes (cap 1)
 	backlog   int           // bytes the loop holds (pend), as it last said
 }
+
+// h2HandlerState is where a stream's request is on its way to its
+// handler. Loop only.
+type h2HandlerState uint8
+
+const (
+	// h2Receiving: the request (its buffered body) is still arriving.
+	h2Receiving h2HandlerState = iota
+	// h2Waiting: ready, waiting for the connection's share of the worker
+	// pool (Config.MaxConnHandlers; h2share.go).
+	h2Waiting
+	// h2Running: the handler runs, inline or on a worker (counted in
+	// h2Driver.running then).
+	h2Running
+	// h2Returned: the handler returned.
+	h2Returned
+)
 
 // h2Out is what the handler's side hands the loop.
 type h2Out struct {
@@ -196,8 +215,8 @@ func (s *h2Stream) collect() {
 	s.scheduled = false
 	wsUp := s.wsUp
 	s.mu.Unlock()
-	if o.done {
-		s.finished = true
+	if o.done && s.handler != h2Returned {
+		s.handlerReturned()
 	}
 	h := s.d.h2
 	if !s.gone {
@@ -226,10 +245,10 @@ func (s *h2Stream) collect() {
 		}
 		s.pump()
 	}
-	if s.finished && wsUp != nil && s.ws == nil && s.headersSent && !s.gone {
+	if s.handler == h2Returned && wsUp != nil && s.ws == nil && s.headersSent && !s.gone {
 		s.startWS() // the handler accepted a WebSocket (wsh2.go)
 	}
-	if s.finished && (s.gone || s.ended && len(s.pend) == 0 && s.trailers == nil) {
+	if s.handler == h2Returned && (s.gone || s.ended && len(s.pend) == 0 && s.trailers == nil) {
 		s.free()
 	}
 }
@@ -275,7 +294,7 @@ func (s *h2Stream) pump() {
 	case s.room <- struct{}{}:
 	default:
 	}
-	if s.finished && s.endSent {
+	if s.handler == h2Returned && s.endSent {
 		s.free()
 	}
 }
@@ -291,7 +310,7 @@ func (s *h2Stream) reset() {
 	}
 	s.ex.cancel.cancel(context.Canceled)
 	s.fail(ErrClientGone)
-	if !s.onWorker() {
+	if s.handler != h2Running {
 		s.free()
 	}
 }
@@ -309,9 +328,6 @@ func (s *h2Stream) fail(err error) {
 	}
 }
 
-// onWorker: the handler runs (or its batch has not come back). Loop only.
-func (s *h2Stream) onWorker() bool { return s.dispatched && !s.finished }
-
 // free releases the stream and its exchange once the handler is done with
 // it and the response was handed to the connection (or cannot be). Loop
 // only.
@@ -321,13 +337,15 @@ func (s *h2Stream) free() {
 	}
 	s.freed = true
 	d := s.d
+	if s.handler == h2Waiting {
+		d.unwait(s)
+	}
 	if s.det != nil {
 		s.detachedFinish()
 	}
 	s.wsGone()
-	if !s.dispatched {
-		d.buffered -= s.held
-	}
+	d.buffered -= s.held
+	s.held = 0
 	if n := len(s.early); n > 0 { // an extended CONNECT's DATA nobody read
 		d.h2.Consumed(s.id, n)
 		s.early = nil
@@ -363,7 +381,7 @@ func (s *h2Stream) writeTimedOut(now int64) bool {
 	if s.body != nil {
 		s.body.fail(ErrBodyAborted, 0)
 	}
-	if s.finished {
+	if s.handler != h2Running {
 		s.free()
 	}
 	return true

@@ -13,6 +13,9 @@ type pipeStats struct {
 	writeTimeouts atomic.Uint64 // connections closed by WriteTimeout
 	peakStream    atomic.Int64  // most bytes a streamed response had queued
 	peakBody      atomic.Int64  // most bytes of a streamed request body buffered
+	bodyTimeouts  atomic.Uint64 // requests answered 408 by BodyReadTimeout (HTTP/1 and HTTP/2)
+	shareWaits    atomic.Uint64 // HTTP/2 streams that waited for their connection's share of the pool
+	pingFloods    atomic.Uint64 // WebSockets closed for pings they did not read the pongs of
 }
 
 func (p *pipeStats) noteBodyBuffered(n int) {
@@ -66,6 +69,16 @@ type PipeStats struct {
 	// connection held, received and not yet read by the handler (bounded
 	// by Config.MaxBodyBuffered).
 	PeakBodyBuffered int64
+	// BodyReadTimeouts counts requests (HTTP/1 connections, HTTP/2
+	// streams) answered 408 because their body stopped arriving for
+	// Config.BodyReadTimeout.
+	BodyReadTimeouts uint64
+	// ShareWaits counts HTTP/2 streams that waited because their
+	// connection already had Config.MaxConnHandlers handlers running.
+	ShareWaits uint64
+	// PingFloods counts WebSockets closed (1008) because they kept sending
+	// pings without reading the pongs (wsflood.go).
+	PingFloods uint64
 }
 
 // PipeStats returns the server's read-pause and write-timeout counters.
@@ -78,6 +91,9 @@ func (s *Server) PipeStats() PipeStats {
 
 		PeakStreamQueued: s.pipe.peakStream.Load(),
 		PeakBodyBuffered: s.pipe.peakBody.Load(),
+		BodyReadTimeouts: s.pipe.bodyTimeouts.Load(),
+		ShareWaits:       s.pipe.shareWaits.Load(),
+		PingFloods:       s.pipe.pingFloods.Load(),
 	}
 }
 

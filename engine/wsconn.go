@@ -149,8 +149,12 @@ type WSConn struct {
 	closeAt   int64  // deadline for the peer's close frame; 0 = not waiting
 	closeRecv bool   // the peer's close frame arrived
 	closeSent bool   // the close frame is in the output
-	paused    bool   // reading stopped: the read queue is full
-	openDone  bool   // counted in Server.wsconns
+	paused    bool   // reading stopped: the read queue is full, or the peer does not read
+	// owesPong: a ping came while the output had no room for its pong;
+	// pongOwed is its payload. Reading stops until it is sent (wsflood.go).
+	owesPong bool
+	pongOwed []byte
+	openDone bool // counted in Server.wsconns
 
 	mu sync.Mutex
 	// The write side: framed output waiting for the loop. shared holds
@@ -171,10 +175,13 @@ type WSConn struct {
 	wake        chan struct{} // closed when blocked writers may retry
 	deflater    *websocket.Deflater
 	// The callbacks' queue (wsevents.go).
-	events    []wsEvent
-	evHead    int
-	evBytes   int
-	running   bool // a worker (or the loop) runs the callbacks
+	events  []wsEvent
+	evHead  int
+	evBytes int
+	running bool // a worker (or the loop) runs the callbacks
+	// cb: the batch whose worker runs the callbacks now; nil when none
+	// runs or they run on the loop.
+	cb        *batch
 	closedEv  bool // OnClose is queued: nothing more is
 	hubs      []*WSHub
 	backlog   atomic.Int64 // gnet's outbound buffer as the loop last saw it
@@ -231,6 +238,14 @@ func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
 		}
 		if !block {
 			return ErrSlowClient
+		}
+		if ws.cb != nil {
+			// The callbacks' worker leaves the pool's bound while a writer
+			// waits for this peer (a streamed response does the same), so
+			// peers that do not read cannot take the pool. It is usually
+			// the callback itself that waits; if another goroutine does,
+			// the connection's one callback worker is let go all the same.
+			ws.c.config().Workers.leaveBound(ws.cb)
 		}
 		if ws.wake == nil {
 			ws.wake = make(chan struct{})

@@ -43,7 +43,7 @@ func (d *wsDriver) serve() {
 		c.paused = false
 		return
 	}
-	c.paused = true // the callbacks' queue is full: stop reading the socket
+	c.paused = true // the callbacks are behind, or the peer does not read: stop reading the socket
 	if in := c.inboundBytes(); in > c.config().MaxInboundBytes {
 		c.srv.pipe.inboundCapped.Add(1)
 		d.fail(websocket.ClosePolicyViolation, "read queue overflow")
@@ -53,13 +53,13 @@ func (d *wsDriver) serve() {
 }
 
 // process feeds the frame reader from the transport's input and handles
-// its events, until the input is used up (true) or the callbacks' queue is
-// full (false: reading pauses). Loop only.
+// its events, until the input is used up (true), or the callbacks' queue
+// is full or the peer does not read (false: reading pauses). Loop only.
 func (ws *WSConn) process() bool {
 	d := (*wsDriver)(ws)
 	defer ws.dropIdleReader()
 	for !ws.readDone() {
-		if ws.readQueueFull() {
+		if ws.readQueueFull() || !ws.payPong() {
 			return false
 		}
 		r := ws.reader()
@@ -74,6 +74,13 @@ func (ws *WSConn) process() bool {
 		in := ws.input()
 		if len(in) == 0 {
 			return true
+		}
+		if ws.outputFull() && !r.NextIsControl(in) {
+			// The peer does not read what is written to it: what it sends
+			// would only add to that. Its socket's receive window filling
+			// up is its backpressure. Control frames are still taken, so
+			// that a ping flood is seen (wsflood.go).
+			return false
 		}
 		n := r.Feed(in)
 		if n > 0 {
@@ -133,10 +140,7 @@ func (d *wsDriver) event(ev websocket.Event) {
 		ws.queueMessage(ev.Opcode, ev.Payload)
 	case websocket.EventPing:
 		if !ws.closeSent {
-			d.flushOut() // keep the order of what was queued before it
-			out := ws.outBuf()
-			*out = websocket.AppendFrame(*out, websocket.OpPong, true, ev.Payload)
-			ws.pumpOut()
+			ws.answerPing(ev.Payload)
 		}
 	case websocket.EventPong:
 		ws.pingSent = 0
@@ -253,6 +257,10 @@ func (ws *WSConn) keepalive(now int64) {
 		d.sendClose(websocket.CloseGoingAway, "idle timeout")
 		return
 	}
+	if ws.pongStalled(now) {
+		return
+	}
+	ws.payPong()
 	if cfg.PingInterval > 0 && ws.pingSent == 0 && now-ws.lastRead >= int64(cfg.PingInterval) {
 		d.flushOut()
 		out := ws.outBuf()

@@ -95,7 +95,7 @@ func (ws *WSConn) startCallbacks() {
 		ws.mu.Lock()
 		ws.onLoop = true
 		ws.mu.Unlock()
-		ws.runCallbacks()
+		ws.runCallbacks(nil)
 		ws.mu.Lock()
 		ws.onLoop = false
 		ws.mu.Unlock()
@@ -111,7 +111,7 @@ func (ws *WSConn) startCallbacks() {
 		b.release()
 		if err == ErrWorkersReleased {
 			// The server is stopping: nothing else will run them.
-			ws.runCallbacks()
+			ws.runCallbacks(nil)
 			return
 		}
 		ws.mu.Lock()
@@ -134,12 +134,17 @@ func (ws *WSConn) retryCallbacks() {
 }
 
 // runCallbacks runs the queued events in order until the queue is empty.
-// On a worker, or on the loop for an Inline server.
-func (ws *WSConn) runCallbacks() {
+// On a worker (b is its batch, which a blocked writer takes out of the
+// pool's bound), or on the loop for an Inline server (b is nil).
+func (ws *WSConn) runCallbacks(b *batch) {
+	ws.mu.Lock()
+	ws.cb = b
+	ws.mu.Unlock()
 	for {
 		ws.mu.Lock()
 		if ws.evHead == len(ws.events) {
 			ws.running = false
+			ws.cb = nil
 			if cap(ws.events) > 4*ws.cfg.MaxReadQueue {
 				ws.events = nil
 			} else {

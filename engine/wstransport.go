@@ -59,6 +59,16 @@ func (ws *WSConn) outBuf() *[]byte {
 	return &ws.c.out
 }
 
+// transportBacklog is what the transport holds for the peer: the loop's
+// output and gnet's outbound buffer, or the stream's DATA not yet framed.
+// Loop only.
+func (ws *WSConn) transportBacklog() int {
+	if s := ws.h2s; s != nil {
+		return len(s.pend)
+	}
+	return len(ws.c.out) + ws.c.gc.OutboundBuffered()
+}
+
 // pumpOut frames what the stream may send now (HTTP/2); over HTTP/1,
 // c.out is written at the end of the callback.
 func (ws *WSConn) pumpOut() {
@@ -98,7 +108,7 @@ func (ws *WSConn) abortTransport() {
 			s.d.h2.ResetStream(s.id, http2.ErrCodeCancel)
 			s.fail(ErrClientGone)
 			ws.gone()
-			if s.finished {
+			if s.handler != h2Running {
 				s.free()
 			}
 		}

@@ -129,6 +129,22 @@ func (r *Reader) Idle() bool {
 		(r.infl == nil || len(r.infl.window) == 0)
 }
 
+// NextIsControl reports whether the bytes Feed would take next from b, the
+// input not yet fed, belong to a control frame (ping, pong or close): the
+// rest of one already begun, or, between frames, one whose first byte is
+// b's. It is false while an event waits for Next. A server that stops
+// reading a peer's data while the peer does not read may still take the
+// control frames in between.
+func (r *Reader) NextIsControl(b []byte) bool {
+	switch {
+	case r.evs == evPending:
+		return false
+	case r.state == stPayload:
+		return r.op.IsControl()
+	}
+	return r.state == stHeader && len(b) > 0 && Opcode(b[0]&0x0f).IsControl()
+}
+
 // Feed consumes bytes read from the peer and returns how many it used;
 // the caller keeps b[n:] and feeds it again, with more input appended.
 // Feed stops:
