@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"net/http"
 	"os"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/wstest"
 	"github.com/gwist/gwist/websocket"
 )
 
@@ -105,4 +106,65 @@ func TestWebSocketNonReadingPeerIsHeldBack(t *testing.T) {
 	}
 }
 
-var _ = http.StatusOK
+// What a WebSocket peer that sends and never reads costs the server, the
+// issue-21 attack in small: each of 10 peers sends 64 KiB messages to the
+// echo route until its writes block (the sockets' buffers and then the
+// server's caps are full), and the Go heap the server holds for them is
+// measured. The README states the bound: about 0.8 MiB per connection
+// with the defaults (read queue, frame reader, a blocked callback's
+// message, the output cap, gnet's input). When they leave it is given
+// back.
+func TestWebSocketNonReadingPeerMemory(t *testing.T) {
+	const peers = 10
+	app := echoWSApp()
+	addr := startApp(t, app)
+	before := heapInUse()
+	msg := websocket.AppendMaskedFrame(nil, websocket.OpBinary, true, bytes.Repeat([]byte("z"), 64<<10), [4]byte{9, 8, 7, 6})
+	var wg sync.WaitGroup
+	var total atomicInt64
+	var clients []*wstest.Client
+	for range peers {
+		c := dialSmallWS(t, addr, "/ws")
+		clients = append(clients, c)
+		wg.Go(func() {
+			for { // until a write is blocked for half a second
+				_ = c.Conn.SetWriteDeadline(time.Now().Add(500 * time.Millisecond))
+				n, err := c.Conn.Write(msg)
+				total.add(int64(n))
+				if err != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	held := heapInUse() - before
+	t.Logf("%d peers wrote %.1f MB before blocking; the server's heap grew by %d KiB per peer",
+		peers, float64(total.load())/1e6, held/peers>>10)
+	if per := held / peers; per > 1<<20 {
+		t.Fatalf("%d bytes of heap per non-reading peer, want under 1 MiB", per)
+	}
+	for _, c := range clients {
+		c.Conn.Close()
+	}
+	waitFor(t, 5*time.Second, "the WebSockets to be gone", func() bool { return app.Stats().WebSockets == 0 })
+	heapInUse() // pooled buffers go at the second collection
+	if after := heapInUse() - before; after > held/4 {
+		t.Fatalf("after the peers left the heap is still %d KiB above where it started (%d KiB at the peak)", after>>10, held>>10)
+	}
+}
+
+func heapInUse() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapInuse)
+}
+
+type atomicInt64 struct {
+	mu sync.Mutex
+	n  int64
+}
+
+func (a *atomicInt64) add(n int64) { a.mu.Lock(); a.n += n; a.mu.Unlock() }
+func (a *atomicInt64) load() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.n }
