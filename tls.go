@@ -38,7 +38,10 @@ func WithMaxHandshakes(n int) Option { return func(c *config) { c.tls.MaxHandsha
 // AEAD; Go's own default adds CBC-SHA1 suites); a list you set is used as
 // is. NextProtos is limited to the protocols gwist serves (http/1.1, and
 // h2 with WithHTTP2, offered first when NextProtos is empty), so a client
-// is never promised one it will not get.
+// is never promised one it will not get; "acme-tls/1", when listed, is
+// kept (after them): its TLS-ALPN-01 validations (RFC 8737) are answered
+// by the handshake's certificate alone, and the connection is then closed
+// (see StartAutoTLS).
 // cfg itself is not modified. A plaintext and a TLS listener can run in
 // one App.
 func (a *App) StartTLS(addr string, cfg *tls.Config, opts ...ListenOption) (net.Addr, error) {
@@ -80,11 +83,17 @@ var (
 	h2First   = []string{"h2", "http/1.1"}
 )
 
+// tlsLayerProtocols are the ALPN protocols the TLS layer answers by itself,
+// with the handshake alone: the ACME TLS-ALPN-01 challenge, whose
+// certificate is the answer (the connection is then closed). They are
+// offered when the application lists them, after the HTTP protocols.
+var tlsLayerProtocols = []string{tlsstate.ProtoACMETLS}
+
 // withServerDefaults returns a clone of cfg with gwist's defaults: the
 // default cipher suites when it sets none, and NextProtos limited to what
-// gwist speaks (spoken; when cfg offers nothing, all of spoken, h2 first).
-// A GetConfigForClient callback is wrapped so that the Configs it returns
-// get the same.
+// gwist answers (see servedProtos; when cfg offers nothing, all of spoken,
+// h2 first). A GetConfigForClient callback is wrapped so that the Configs it
+// returns get the same.
 func withServerDefaults(cfg *tls.Config, spokenProtocols []string) *tls.Config {
 	cfg = cfg.Clone()
 	if len(cfg.NextProtos) == 0 {
@@ -94,7 +103,7 @@ func withServerDefaults(cfg *tls.Config, spokenProtocols []string) *tls.Config {
 	if get := cfg.GetConfigForClient; get != nil {
 		cfg.GetConfigForClient = func(h *tls.ClientHelloInfo) (*tls.Config, error) {
 			c, err := get(h)
-			if c == nil || err != nil || (c.CipherSuites != nil && onlySpoken(c.NextProtos, spokenProtocols)) {
+			if c == nil || err != nil || (c.CipherSuites != nil && alreadyServed(c.NextProtos, spokenProtocols)) {
 				return c, err
 			}
 			// Clone is documented safe on a Config in use; explicit
@@ -112,29 +121,56 @@ func applyServerDefaults(c *tls.Config, spokenProtocols []string) {
 	if c.CipherSuites == nil {
 		c.CipherSuites = defaultCipherSuites
 	}
-	if onlySpoken(c.NextProtos, spokenProtocols) {
-		return
-	}
-	var keep []string
-	for _, p := range c.NextProtos {
-		if slices.Contains(spokenProtocols, p) {
-			keep = append(keep, p)
-		}
-	}
-	if keep == nil {
-		keep = spokenProtocols // none of the asked ones: offer what is spoken
-	}
-	c.NextProtos = keep
+	c.NextProtos = servedProtos(c.NextProtos, spokenProtocols)
 }
 
-// onlySpoken: every protocol in protos is one gwist speaks.
-func onlySpoken(protos, spokenProtocols []string) bool {
+// servedProtos is what ALPN offers for the application's protos: the ones
+// gwist speaks, in the application's order (all of spoken if it lists
+// none of them), then those the TLS layer answers (tlsLayerProtocols) that
+// it lists. Others are dropped. Since crypto/tls picks by the server's
+// order, a client gets a TLS-layer protocol only if it offers no HTTP one.
+// An empty protos stays empty (no ALPN). protos itself is not modified.
+func servedProtos(protos, spokenProtocols []string) []string {
+	if len(protos) == 0 {
+		return protos
+	}
+	var http, tlsLayer []string
 	for _, p := range protos {
-		if !slices.Contains(spokenProtocols, p) {
+		switch {
+		case slices.Contains(spokenProtocols, p):
+			http = append(http, p)
+		case slices.Contains(tlsLayerProtocols, p):
+			tlsLayer = append(tlsLayer, p)
+		}
+	}
+	if http == nil {
+		http = spokenProtocols // none of the asked ones: offer what is spoken
+	}
+	if tlsLayer == nil {
+		return http
+	}
+	return append(slices.Clip(http), tlsLayer...)
+}
+
+// alreadyServed reports whether servedProtos would return protos as they
+// are, without allocating: a Config that GetConfigForClient returns each
+// time is then not cloned each time.
+func alreadyServed(protos, spokenProtocols []string) bool {
+	sawHTTP, sawTLSLayer := false, false
+	for _, p := range protos {
+		switch {
+		case slices.Contains(spokenProtocols, p):
+			if sawTLSLayer {
+				return false
+			}
+			sawHTTP = true
+		case slices.Contains(tlsLayerProtocols, p):
+			sawTLSLayer = true
+		default:
 			return false
 		}
 	}
-	return true
+	return sawHTTP || !sawTLSLayer
 }
 
 // ServeTLS serves HTTPS on addr with cfg until Shutdown, then returns

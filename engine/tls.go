@@ -181,6 +181,10 @@ func (c *conn) decryptBuffered() {
 		case tlsstate.Established, tlsstate.Closing:
 			c.established = true
 			c.quickAckAtEnd = true // the handoff, unless a response goes out now
+			if c.tls.ACMEChallenge() {
+				c.endACMEChallenge()
+				return
+			}
 			if c.config().HTTP2 && c.tls.Info().NegotiatedProtocol == "h2" {
 				c.switchToH2()
 			}
@@ -195,6 +199,15 @@ func (c *conn) decryptBuffered() {
 		return
 	}
 	c.flushTLS() // e.g. a KeyUpdate reply
+	c.releasePlainIfEmpty()
+}
+
+// endACMEChallenge closes a TLS-ALPN-01 validation (RFC 8737) once its
+// handshake is done: the certificate was the answer, and nothing the client
+// might send on it is read.
+func (c *conn) endACMEChallenge() {
+	c.stopReading, c.closeWhenDone = true, true
+	c.discardInput()
 	c.releasePlainIfEmpty()
 }
 

@@ -74,6 +74,8 @@ type Conn struct {
 	// bools on their own would cost a padded word).
 	slot   bool
 	parked bool
+	// acme: the handshake negotiated ProtoACMETLS (set before phDone).
+	acme   bool
 	tc     *tls.Conn // set with the ClientHello; the loop's after phDone
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -60,6 +60,7 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 	c.blocking = false
 	c.signal = nil // only a blocking Read waits on it; wakeLocked skips nil
 	c.stamps.mark(&c.stamps.established, now)
+	c.acme = cs.NegotiatedProtocol == ProtoACMETLS
 	c.phase = phDone
 	c.s.stats.established(&cs, &c.stamps)
 	c.notifyLocked()
