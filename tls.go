@@ -20,9 +20,23 @@ import (
 func WithQuickAck(on bool) Option { return func(c *config) { c.engine.DisableQuickAck = !on } }
 
 // WithTLSHandshakeTimeout bounds a TLS handshake (default 10 s; close).
+// It bounds the waits for the client: the time the server spends in its
+// own certificate lookups (tls.Config's GetConfigForClient and
+// GetCertificate, where autocert runs an ACME order) is not counted.
 func WithTLSHandshakeTimeout(d time.Duration) Option {
 	return func(c *config) { c.tls.HandshakeTimeout = d }
 }
+
+// WithMaxSlowCertLookups bounds the TLS handshakes waiting at once on a slow
+// certificate lookup: a GetConfigForClient or GetCertificate call that has
+// run longer than 20 ms (tlsstate.DefaultSlowLookup), such as autocert's
+// first handshake for a name, which obtains the certificate. Such a
+// handshake gives its WithMaxHandshakes slot up while it waits, so slow
+// lookups never keep other handshakes out. While n of them wait, a new
+// handshake that reaches a lookup fails at once (its client gets an
+// internal_error alert; Stats().TLS.Failed["lookup_refused"]) rather than
+// adding to them. Default 4 × WithMaxHandshakes (256 per CPU).
+func WithMaxSlowCertLookups(n int) Option { return func(c *config) { c.tls.MaxSlowLookups = n } }
 
 // WithMaxHandshakes bounds the TLS handshakes running at once (default 64
 // per CPU). Further connections wait, without a goroutine, in a bounded
@@ -317,6 +331,9 @@ func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {
 	dst.Abandoned += s.Abandoned
 	dst.InFlight += s.InFlight
 	dst.Queued += s.Queued
+	dst.Computing += s.Computing
+	dst.SlowLookups += s.SlowLookups
+	dst.SlowLookupsTotal += s.SlowLookupsTotal
 	dst.HandshakeTime += s.HandshakeTime
 	dst.HandshakeMax = max(dst.HandshakeMax, s.HandshakeMax)
 	dst.Responses += s.Responses

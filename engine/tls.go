@@ -139,7 +139,7 @@ func (c *conn) feedTLS() (fed int, ok bool) {
 		c.quickAck() // after every read while handshaking
 	}
 	if err != nil && !errors.Is(err, tlsstate.ErrBufferFull) {
-		c.failTLS()
+		c.failTLS(err)
 		return 0, false
 	}
 	return n, true
@@ -195,7 +195,7 @@ func (c *conn) decryptBuffered() {
 	case errors.Is(err, io.EOF):
 		c.peerClosed = true
 	default:
-		c.failTLS()
+		c.failTLS(err)
 		return
 	}
 	c.flushTLS() // e.g. a KeyUpdate reply
@@ -212,8 +212,12 @@ func (c *conn) endACMEChallenge() {
 }
 
 // failTLS sends what the state machine still has (an alert, or a 400 for
-// plaintext HTTP on the TLS port), then closes.
-func (c *conn) failTLS() {
+// plaintext HTTP on the TLS port), then closes. A failed handshake is
+// logged (tlslog.go).
+func (c *conn) failTLS(err error) {
+	if !c.established {
+		c.srv.logHandshakeFailure(c.remote, err)
+	}
 	c.flushTLS()
 	c.stopReading, c.closeWhenDone = true, true
 	c.discardInput()
