@@ -72,7 +72,7 @@ func (a *App) StartTLS(addr string, cfg *tls.Config, opts ...ListenOption) (net.
 	if err != nil {
 		return nil, err
 	}
-	return a.start(addr, ts, opts)
+	return a.start(addr, ts, nil, opts)
 }
 
 // defaultCipherSuites are the TLS 1.2 suites offered when the Config sets
