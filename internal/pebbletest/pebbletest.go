@@ -87,9 +87,12 @@ type Options struct {
 type Pebble struct {
 	// DirectoryURL is the ACME directory.
 	DirectoryURL string
-	mgmt         string
-	client       *http.Client // trusts pebble's listener
-	out          *syncbuf.Buffer
+	// ListenerCA is a PEM file with the CA of pebble's own HTTPS listener:
+	// an ACME client in another process trusts it through SSL_CERT_FILE.
+	ListenerCA string
+	mgmt       string
+	client     *http.Client // trusts pebble's listener
+	out        *syncbuf.Buffer
 }
 
 // Start runs pebble with o until the test ends. Validation runs at full
@@ -104,7 +107,7 @@ func Start(t testing.TB, o Options) *Pebble {
 	}
 	dir := t.TempDir()
 	pool := writeListenerCert(t, dir)
-	p := &Pebble{out: &syncbuf.Buffer{}}
+	p := &Pebble{out: &syncbuf.Buffer{}, ListenerCA: filepath.Join(dir, "ca.pem")}
 	listen, mgmt := haproxytest.FreeAddr(t), haproxytest.FreeAddr(t)
 	p.DirectoryURL, p.mgmt = "https://"+listen+"/dir", "https://"+mgmt
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
@@ -216,7 +219,8 @@ func HostPolicy(domain string) autocert.HostPolicy {
 }
 
 // writeListenerCert writes cert.pem and key.pem into dir, for pebble's own
-// HTTPS listener on 127.0.0.1, and returns the pool of their CA.
+// HTTPS listener on 127.0.0.1, and their CA as ca.pem; it returns the pool
+// of that CA.
 func writeListenerCert(t testing.TB, dir string) *x509.CertPool {
 	t.Helper()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -254,6 +258,10 @@ func writeListenerCert(t testing.TB, dir string) *x509.CertPool {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "key.pem"), keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
+	if err := os.WriteFile(filepath.Join(dir, "ca.pem"), caPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	pool := x509.NewCertPool()
