@@ -73,6 +73,5 @@ func (a *App) StartACMEHTTP(addr string, m CertManager, opts ...ListenOption) (n
 		return nil, errors.New("gwist: StartACMEHTTP: the CertManager's HTTPHandler is nil")
 	}
 	chain := WrapHandler(h)
-	a.freeze()
 	return a.start(addr, nil, func(ex *engine.Exchange) { a.serveWith(ex, chain) }, opts)
 }

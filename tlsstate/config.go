@@ -42,7 +42,9 @@ type Config struct {
 	// GetConfigForClient, session tickets, ClientAuth...) and cloned by
 	// NewServer. MinVersion defaults to TLS 1.2 when 0; NextProtos
 	// defaults to ["http/1.1"] when empty. Configs returned by
-	// GetConfigForClient are used as they are.
+	// GetConfigForClient are used as they are, but for their
+	// GetCertificate, which gets the same treatment as the Config's own
+	// lookups (see SlowLookup; a Config that has one is cloned for that).
 	TLS *tls.Config
 	// HandshakeTimeout bounds the time from NewConn until the handshake
 	// is done, including time spent queued, but not the time the server

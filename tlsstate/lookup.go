@@ -106,33 +106,50 @@ func (c *Conn) beginLookup() error {
 	if c.phase != phRunning || c.trErr != nil {
 		return c.stoppedErrLocked()
 	}
-	if !c.timer.Stop() {
-		return errTimeout // the deadline fired: onTimeout is failing the handshake
+	if !c.timer.Stop() && !time.Now().Before(c.deadlineLocked()) {
+		// The deadline fired and onTimeout waits for c.mu: fail here, so
+		// that run sees the timeout whichever comes first.
+		c.trErr = errTimeout
+		c.stopLocked(errTimeout)
+		return errTimeout
 	}
 	c.lookup = lookupFast
 	c.timer.Reset(c.s.slowLookup)
 	return nil
 }
 
-// endLookup takes a slot back after a slow lookup and re-arms the handshake
-// deadline, moved by the lookup's duration d.
+// endLookup re-arms the handshake deadline, moved by the lookup's duration
+// d, and after a slow lookup takes a slot back (the deadline runs while it
+// waits for one).
 func (c *Conn) endLookup(d time.Duration) error {
 	c.mu.Lock()
 	c.stamps.lookup += d
 	slow := c.lookup == lookupSlow
 	c.lookup = lookupNone
-	if slow {
-		done := c.ctx.Done()
-		c.mu.Unlock()
-		c.s.slow.Add(-1)
-		if !c.s.unpark(c, done) {
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			return c.stoppedErrLocked()
-		}
-		c.mu.Lock()
+	err := c.rearmLocked()
+	var done <-chan struct{}
+	if slow && err == nil {
+		done = c.ctx.Done()
 	}
-	defer c.mu.Unlock()
+	c.mu.Unlock()
+	if !slow {
+		return err
+	}
+	c.s.slow.Add(-1)
+	if err != nil {
+		return err
+	}
+	if !c.s.unpark(c, done) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return c.stoppedErrLocked()
+	}
+	return nil
+}
+
+// rearmLocked sets the timer back to the handshake deadline after a
+// lookup, or fails the handshake if it has passed.
+func (c *Conn) rearmLocked() error {
 	if c.phase != phRunning || c.trErr != nil {
 		return c.stoppedErrLocked()
 	}
