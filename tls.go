@@ -148,22 +148,22 @@ func servedProtos(protos, spokenProtocols []string) []string {
 	if len(protos) == 0 {
 		return protos
 	}
-	var http, tlsLayer []string
+	var httpProtos, tlsLayer []string
 	for _, p := range protos {
 		switch {
 		case slices.Contains(spokenProtocols, p):
-			http = append(http, p)
+			httpProtos = append(httpProtos, p)
 		case slices.Contains(tlsLayerProtocols, p):
 			tlsLayer = append(tlsLayer, p)
 		}
 	}
-	if http == nil {
-		http = spokenProtocols // none of the asked ones: offer what is spoken
+	if httpProtos == nil {
+		httpProtos = spokenProtocols // none of the asked ones: offer what is spoken
 	}
 	if tlsLayer == nil {
-		return http
+		return httpProtos
 	}
-	return append(slices.Clip(http), tlsLayer...)
+	return append(slices.Clip(httpProtos), tlsLayer...)
 }
 
 // alreadyServed reports whether servedProtos would return protos as they

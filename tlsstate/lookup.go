@@ -38,7 +38,7 @@ const (
 // wrapLookups wraps cfg's lookups (cfg is the Server's own clone) so that
 // they follow the rules above. Configs that GetConfigForClient returns have
 // their GetCertificate wrapped too (on a clone, per handshake).
-func (s *Server) wrapLookups(cfg *tls.Config) {
+func wrapLookups(cfg *tls.Config) {
 	if get := cfg.GetCertificate; get != nil {
 		cfg.GetCertificate = wrapGetCertificate(get)
 	}

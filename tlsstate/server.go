@@ -61,7 +61,7 @@ func NewServer(cfg Config) (*Server, error) {
 		slowLookup: c.SlowLookup,
 		maxSlow:    int32(min(c.MaxSlowLookups, 1<<30)),
 	}
-	s.wrapLookups(s.tls)
+	wrapLookups(s.tls)
 	s.stats.init()
 	return s, nil
 }
