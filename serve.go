@@ -15,7 +15,12 @@ import (
 
 // serve is the engine.Handler: run the app-level middleware around
 // routing, and turn an error or a panic into a response.
-func (a *App) serve(ex *engine.Exchange) {
+func (a *App) serve(ex *engine.Exchange) { a.serveWith(ex, a.appChain) }
+
+// serveWith runs chain for the request, turning an error or a panic into a
+// response. A listener of its own (StartACMEHTTP) runs another chain than
+// the App's.
+func (a *App) serveWith(ex *engine.Exchange, chain HandlerFunc) {
 	c, _ := ex.User.(*Ctx)
 	if c == nil || c.app != a {
 		c = &Ctx{}
@@ -27,7 +32,7 @@ func (a *App) serve(ex *engine.Exchange) {
 	}
 	defer c.finish()
 	defer a.recoverPanic(c)
-	if err := a.appChain(c); err != nil {
+	if err := chain(c); err != nil {
 		c.answerError(err)
 	}
 	a.checkHeaders(c)

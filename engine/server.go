@@ -17,6 +17,7 @@ import (
 
 	"github.com/gwist/gwist/http1"
 	"github.com/gwist/gwist/http2"
+	"github.com/gwist/gwist/internal/lograte"
 	"github.com/gwist/gwist/tlsstate"
 )
 
@@ -43,6 +44,7 @@ type Server struct {
 	addr       net.Addr
 	acceptDone chan struct{}
 	acceptLog  rateLog
+	tlsLog     lograte.Limiter // failed handshakes (tlslog.go)
 	runDone    chan struct{}
 	draining   atomic.Bool
 	cut        atomic.Int64 // connections Shutdown closed when its context ended
