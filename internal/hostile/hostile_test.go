@@ -88,6 +88,14 @@ func TestPingFloodReadsPongs(t *testing.T) {
 	}
 }
 
+func TestPingFloodReadRate(t *testing.T) {
+	addr := wsServer(t, answerPings(0))
+	res := PingFlood(context.Background(), PingFloodConfig{Addr: addr, ReadPongs: true, ReadRate: 1 << 20, Duration: 300 * time.Millisecond})
+	if res.BytesRead == 0 || res.BytesRead > 600<<10 {
+		t.Fatalf("read %d bytes in 300 ms at 1 MiB/s: %+v", res.BytesRead, res)
+	}
+}
+
 func TestPingFloodSeesClose(t *testing.T) {
 	addr := wsServer(t, answerPings(100))
 	for _, read := range []bool{true, false} {

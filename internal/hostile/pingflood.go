@@ -25,6 +25,9 @@ type PingFloodConfig struct {
 	// ReadPongs reads (and parses and drops) everything the server sends;
 	// without it the attack never reads a byte after the handshake.
 	ReadPongs bool
+	// ReadRate, with ReadPongs, caps the reading at this many bytes per
+	// second (0: as fast as it can): a reader that falls behind the pongs.
+	ReadRate int64
 	// Duration bounds the attack (0: until ctx is done).
 	Duration time.Duration
 }
@@ -107,7 +110,11 @@ func PingFlood(ctx context.Context, cfg PingFloodConfig) PingFloodResult {
 		if conns[i] == nil {
 			return
 		}
-		floodOne(ctx, start, conns[i], readers[i], buf, int64(len(frame)), cfg.ReadPongs, &res.Conns[i])
+		readRate := int64(-1) // never read
+		if cfg.ReadPongs {
+			readRate = max(cfg.ReadRate, 0)
+		}
+		floodOne(ctx, start, conns[i], readers[i], buf, int64(len(frame)), readRate, &res.Conns[i])
 	})
 	res.Elapsed = time.Since(start)
 	for i, c := range res.Conns {
@@ -124,8 +131,9 @@ func PingFlood(ctx context.Context, cfg PingFloodConfig) PingFloodResult {
 }
 
 // floodOne writes buf (whole ping frames of frameLen bytes) on conn until
-// ctx is done or the server closes, reading everything when read is set.
-func floodOne(ctx context.Context, start time.Time, conn net.Conn, br *bufio.Reader, buf []byte, frameLen int64, read bool, out *PingConn) {
+// ctx is done or the server closes. With readRate >= 0 it reads
+// everything, at most readRate bytes per second when it is > 0.
+func floodOne(ctx context.Context, start time.Time, conn net.Conn, br *bufio.Reader, buf []byte, frameLen int64, readRate int64, out *PingConn) {
 	var (
 		mu        sync.Mutex
 		closed    bool
@@ -152,7 +160,7 @@ func floodOne(ctx context.Context, start time.Time, conn net.Conn, br *bufio.Rea
 
 	var rd sync.WaitGroup
 	var bytesRead, pongs atomic.Int64
-	if read {
+	if readRate >= 0 {
 		rd.Add(1)
 		go func() {
 			defer rd.Done()
@@ -161,7 +169,13 @@ func floodOne(ctx context.Context, start time.Time, conn net.Conn, br *bufio.Rea
 			var pending []byte
 			for {
 				n, err := br.Read(tmp[:])
-				bytesRead.Add(int64(n))
+				total := bytesRead.Add(int64(n))
+				if readRate > 0 { // pace: total bytes by now at most readRate/s
+					ahead := time.Duration(float64(total)/float64(readRate)*float64(time.Second)) - time.Since(start)
+					if ahead > 0 {
+						time.Sleep(ahead)
+					}
+				}
 				pending = append(pending, tmp[:n]...)
 				for len(pending) > 0 {
 					k := r.Feed(pending)

@@ -11,7 +11,8 @@
 //	ping-flood       -conns (1) WebSocket connections to -ws-path send
 //	                 masked pings as fast as the socket takes them and
 //	                 never read
-//	ping-flood-read  the same, reading (and dropping) the pongs
+//	ping-flood-read  the same, reading (and dropping) the pongs, at most
+//	                 -read-rate MiB/s (0: as fast as it can)
 //	ws-noread        -conns (2000) connections each send -messages (16)
 //	                 binary messages of -size (64 KiB) to the echo route
 //	                 and never read the echoes
@@ -65,6 +66,7 @@ type config struct {
 	messages      int
 	size          int
 	pingSize      int
+	readRate      int64
 	chunk         int
 	blockTimeout  time.Duration
 	dialParallel  int
@@ -90,6 +92,7 @@ func main() {
 	flag.IntVar(&c.messages, "messages", 16, "ws-noread: messages per connection")
 	flag.IntVar(&c.size, "size", 64<<10, "ws-noread: bytes per message")
 	flag.IntVar(&c.pingSize, "ping-size", 125, "ping-flood: bytes per ping payload (at most 125)")
+	readRateMB := flag.Float64("read-rate", 0, "ping-flood-read: read at most this many MiB/s (0: as fast as it can)")
 	flag.IntVar(&c.chunk, "chunk", 1<<10, "h2-stall: body bytes each stream sends before it stalls")
 	flag.DurationVar(&c.blockTimeout, "block-timeout", 2*time.Second, "ws-noread: a write without progress this long counts as blocked")
 	flag.IntVar(&c.dialParallel, "dial", 64, "ws-noread: connections being opened at once")
@@ -102,6 +105,7 @@ func main() {
 	flag.BoolVar(&c.json, "json", false, "print the results as JSON after the table")
 	flag.Parse()
 	c.rssLimit = *rssLimitMB << 20
+	c.readRate = int64(*readRateMB * (1 << 20))
 	var err error
 	if c.attacks, err = parseAttacks(*attack); err != nil {
 		fmt.Fprintf(os.Stderr, "hostile: %v\n", err)
@@ -212,7 +216,7 @@ func run(c config) (*report, error) {
 			switch a {
 			case attackPing, attackPingRead:
 				r := hostile.PingFlood(ctx, hostile.PingFloodConfig{Addr: c.target, Path: c.wsPath, Conns: conns(1),
-					PingSize: c.pingSize, ReadPongs: a == attackPingRead})
+					PingSize: c.pingSize, ReadPongs: a == attackPingRead, ReadRate: c.readRate})
 				if a == attackPing {
 					rep.Ping = &r
 				} else {
