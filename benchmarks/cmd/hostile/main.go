@@ -22,8 +22,9 @@
 //	all              the four at once (a comma-separated list runs the
 //	                 named ones at once)
 //
-// For -duration the attack runs and the live client GETs -probe-path
-// every -probe-interval (10 ms) on a keep-alive connection. Then the
+// For -duration the attack runs and, from -probe-delay (2 s) on, once the
+// attack's connections are set up, the live client GETs -probe-path every
+// -probe-interval (10 ms) on a keep-alive connection. Then the
 // attack's connections are closed and the RSS of -pid is watched for
 // -after (60 s; -after-early stops once RSS is back within 20 % of
 // before). Should the RSS pass -rss-limit (6 GiB) the attack is stopped
@@ -74,6 +75,7 @@ type config struct {
 	uploadPath    string
 	probePath     string
 	probeInterval time.Duration
+	probeDelay    time.Duration
 	probeTimeout  time.Duration
 	rssLimit      int64
 	json          bool
@@ -100,6 +102,7 @@ func main() {
 	flag.StringVar(&c.uploadPath, "upload-path", "/upload", "h2-stall: upload route")
 	flag.StringVar(&c.probePath, "probe-path", "/", "live client: route it GETs")
 	flag.DurationVar(&c.probeInterval, "probe-interval", 10*time.Millisecond, "live client: time between requests")
+	flag.DurationVar(&c.probeDelay, "probe-delay", 2*time.Second, "live client: start this long after the attack (once its connections are set up)")
 	flag.DurationVar(&c.probeTimeout, "probe-timeout", 5*time.Second, "live client: timeout of one request")
 	rssLimitMB := flag.Int64("rss-limit", 6<<10, "stop the attack when the server's RSS passes this many MiB (0: never)")
 	flag.BoolVar(&c.json, "json", false, "print the results as JSON after the table")
@@ -199,6 +202,11 @@ func run(c config) (*report, error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(c.probeDelay):
+		}
 		rep.Probe = hostile.LiveProbe(ctx, hostile.ProbeConfig{URL: "http://" + c.target + c.probePath,
 			Interval: c.probeInterval, Timeout: c.probeTimeout})
 	}()
