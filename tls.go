@@ -326,6 +326,7 @@ func addPipeStats(dst *engine.PipeStats, p engine.PipeStats) {
 	dst.BodyReadTimeouts += p.BodyReadTimeouts
 	dst.ShareWaits += p.ShareWaits
 	dst.PingFloods += p.PingFloods
+	dst.MemoryReleases += p.MemoryReleases
 }
 
 func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {

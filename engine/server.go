@@ -57,6 +57,9 @@ type Server struct {
 	h2counters http2.Counters
 	stats      struct{ acceptErrors, refused atomic.Uint64 }
 	pipe       pipeStats // read pause and write timeout (pipestats.go)
+	// heldPeak: the most the connections held since memory was last given
+	// back (memrelease.go). The tick's only.
+	heldPeak int64
 	stopTick   chan struct{}
 	tickDone   chan struct{}
 
@@ -241,6 +244,7 @@ func (s *Server) tick() {
 		case now := <-t.C:
 			s.clock.Store(now.UnixNano())
 			http1.Date.Refresh(now)
+			s.noteHeld(now) // the previous sweep's sums
 			s.sweepAll()
 		}
 	}

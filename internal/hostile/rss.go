@@ -13,23 +13,46 @@ import (
 // ReadRSS returns VmRSS of process pid in bytes, from /proc/PID/status
 // (Linux only).
 func ReadRSS(pid int) (int64, error) {
+	rss, _, err := ReadMem(pid)
+	return rss, err
+}
+
+// ReadMem returns VmRSS and RssAnon of process pid in bytes, from
+// /proc/PID/status (Linux only). RssAnon is the memory the process
+// allocated (heap, stacks); VmRSS adds the pages of its binary and
+// libraries it has touched, which grow as code runs for the first time
+// and are not memory a server holds for its clients.
+func ReadMem(pid int) (rss, anon int64, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	found := 0
 	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			if f := strings.Fields(rest); len(f) >= 1 {
-				kb, err := strconv.ParseInt(f[0], 10, 64)
-				return kb << 10, err
+		for _, f := range []struct {
+			name string
+			dst  *int64
+		}{{"VmRSS:", &rss}, {"RssAnon:", &anon}} {
+			if rest, ok := strings.CutPrefix(l, f.name); ok {
+				if v := strings.Fields(rest); len(v) >= 1 {
+					kb, err := strconv.ParseInt(v[0], 10, 64)
+					if err != nil {
+						return 0, 0, err
+					}
+					*f.dst = kb << 10
+					found++
+				}
 			}
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+	if found != 2 {
+		return 0, 0, fmt.Errorf("no VmRSS or RssAnon in /proc/%d/status", pid)
+	}
+	return rss, anon, nil
 }
 
-// RecoveryMargin is how close to Before RSS must come back to count as
-// recovered: within 20 %.
+// RecoveryMargin is how close to AnonBefore the anonymous RSS must come
+// back to count as recovered: within 20 %.
 const RecoveryMargin = 0.20
 
 // RSSResult is what an [RSSSampler] saw. Sizes are bytes.
@@ -41,8 +64,10 @@ type RSSResult struct {
 	After  int64         // at the end of WaitAfter (or Stop)
 	// AfterWait is how long after MarkEnd After was read.
 	AfterWait time.Duration
-	// Recovered: a sample after MarkEnd was within RecoveryMargin of
-	// Before, RecoveredAfter past MarkEnd.
+	// The same for the anonymous RSS (RssAnon: see ReadMem).
+	AnonBefore, AnonPeak, AnonEnd, AnonAfter int64
+	// Recovered: a sample after MarkEnd had its anonymous RSS within
+	// RecoveryMargin of AnonBefore, RecoveredAfter past MarkEnd.
 	Recovered      bool
 	RecoveredAfter time.Duration
 	Samples        int
@@ -68,12 +93,13 @@ func SampleRSS(pid int, interval time.Duration) (*RSSSampler, error) {
 	if interval <= 0 {
 		interval = 100 * time.Millisecond
 	}
-	rss, err := ReadRSS(pid)
+	rss, anon, err := ReadMem(pid)
 	if err != nil {
 		return nil, err
 	}
 	s := &RSSSampler{pid: pid, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
 	s.res.Before, s.res.Peak, s.res.Samples = rss, rss, 1
+	s.res.AnonBefore, s.res.AnonPeak = anon, anon
 	go s.loop(interval)
 	return s, nil
 }
@@ -92,25 +118,27 @@ func (s *RSSSampler) loop(interval time.Duration) {
 	}
 }
 
-// sample reads RSS once and folds it in; it returns the value (-1 on error).
-func (s *RSSSampler) sample() int64 {
-	rss, err := ReadRSS(s.pid)
+// sample reads RSS once and folds it in; it returns the values (-1 on
+// error).
+func (s *RSSSampler) sample() (rss, anon int64) {
+	rss, anon, err := ReadMem(s.pid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
 		if s.res.Err == "" {
 			s.res.Err = err.Error()
 		}
-		return -1
+		return -1, -1
 	}
 	s.res.Samples++
 	if rss > s.res.Peak {
 		s.res.Peak, s.res.PeakAt = rss, time.Since(s.start)
 	}
-	if !s.endAt.IsZero() && !s.res.Recovered && float64(rss) <= float64(s.res.Before)*(1+RecoveryMargin) {
+	s.res.AnonPeak = max(s.res.AnonPeak, anon)
+	if !s.endAt.IsZero() && !s.res.Recovered && float64(anon) <= float64(s.res.AnonBefore)*(1+RecoveryMargin) {
 		s.res.Recovered, s.res.RecoveredAfter = true, time.Since(s.endAt)
 	}
-	return rss
+	return rss, anon
 }
 
 // Now returns what has been seen so far.
@@ -126,15 +154,15 @@ func (s *RSSSampler) MarkEnd() {
 	s.mu.Lock()
 	s.endAt = time.Now()
 	s.mu.Unlock()
-	rss := s.sample()
+	rss, anon := s.sample()
 	s.mu.Lock()
-	s.res.End = rss
+	s.res.End, s.res.AnonEnd = rss, anon
 	s.mu.Unlock()
 }
 
 // WaitAfter waits d after MarkEnd (MarkEnd is called now if it was not),
 // or less when ctx is done, then reads After and stops sampling. With
-// early set it returns as soon as RSS has recovered.
+// early set it returns as soon as the anonymous RSS has recovered.
 func (s *RSSSampler) WaitAfter(ctx context.Context, d time.Duration, early bool) RSSResult {
 	s.mu.Lock()
 	marked := !s.endAt.IsZero()
@@ -171,10 +199,10 @@ func (s *RSSSampler) Stop() RSSResult {
 	s.mu.Unlock()
 	close(s.stop)
 	<-s.done
-	rss := s.sample()
+	rss, anon := s.sample()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.res.After = rss
+	s.res.After, s.res.AnonAfter = rss, anon
 	if !s.endAt.IsZero() {
 		s.res.AfterWait = time.Since(s.endAt)
 	}

@@ -26,8 +26,8 @@
 // attack's connections are set up, the live client GETs -probe-path every
 // -probe-interval (10 ms) on a keep-alive connection. Then the
 // attack's connections are closed and the RSS of -pid is watched for
-// -after (60 s; -after-early stops once RSS is back within 20 % of
-// before). Should the RSS pass -rss-limit (6 GiB) the attack is stopped
+// -after (60 s; -after-early stops once the anonymous RSS, RssAnon, is
+// back within 20 % of before). Should the RSS pass -rss-limit (6 GiB) the attack is stopped
 // early (the table says so). With -json the results follow the table as
 // one JSON object.
 package main
@@ -88,7 +88,7 @@ func main() {
 	flag.IntVar(&c.pid, "pid", 0, "server process id, for its RSS (0: no RSS)")
 	flag.DurationVar(&c.duration, "duration", 20*time.Second, "how long the attack (and the live client) runs")
 	flag.DurationVar(&c.after, "after", 60*time.Second, "how long RSS is watched after the attack")
-	flag.BoolVar(&c.afterEarly, "after-early", false, "stop watching once RSS is back within 20% of before")
+	flag.BoolVar(&c.afterEarly, "after-early", false, "stop watching once the anonymous RSS is back within 20% of before")
 	flag.IntVar(&c.conns, "conns", 0, "attack connections (0: ping-flood 1, ws-noread 2000, h2-stall 11)")
 	flag.IntVar(&c.streams, "streams", 100, "h2-stall: POST streams per connection")
 	flag.IntVar(&c.messages, "messages", 16, "ws-noread: messages per connection")

@@ -19,10 +19,12 @@ func (r *report) print(w io.Writer) {
 	if s := r.RSS; s != nil {
 		row("RSS MB before / peak / end / after", "%s / %s (at %v) / %s / %s (%v after the attack)",
 			mb(s.Before), mb(s.Peak), dur(s.PeakAt), mb(s.End), mb(s.After), dur(s.AfterWait))
+		row("anonymous RSS MB before / peak / end / after", "%s / %s / %s / %s",
+			mb(s.AnonBefore), mb(s.AnonPeak), mb(s.AnonEnd), mb(s.AnonAfter))
 		if s.Recovered {
-			row("RSS back within 20 % of before", "%v after the attack", dur(s.RecoveredAfter))
+			row("anonymous RSS back within 20 % of before", "%v after the attack", dur(s.RecoveredAfter))
 		} else {
-			row("RSS back within 20 % of before", "no (watched %v)", dur(s.AfterWait))
+			row("anonymous RSS back within 20 % of before", "no (watched %v)", dur(s.AfterWait))
 		}
 		if s.Err != "" {
 			row("RSS error", "%s", s.Err)
