@@ -81,7 +81,8 @@ type PipeStats struct {
 	// pings without reading the pongs (wsflood.go).
 	PingFloods uint64
 	// MemoryReleases counts the times memory was given back to the OS
-	// after what the connections held fell by 64 MiB (memrelease.go).
+	// after a burst (what the connections held, or their number, fell to
+	// half of a large peak: memrelease.go).
 	MemoryReleases uint64
 }
 

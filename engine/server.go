@@ -57,9 +57,7 @@ type Server struct {
 	h2counters http2.Counters
 	stats      struct{ acceptErrors, refused atomic.Uint64 }
 	pipe       pipeStats // read pause and write timeout (pipestats.go)
-	// heldPeak: the most the connections held since memory was last given
-	// back (memrelease.go). The tick's only.
-	heldPeak int64
+	mem        memWatch  // when to give memory back (memrelease.go); the tick's only
 	stopTick   chan struct{}
 	tickDone   chan struct{}
 
