@@ -34,7 +34,7 @@ func TestMemWatchReleasesAfterABurst(t *testing.T) {
 	step(40<<20, 900, true)   // halved
 	step(10<<20, 100, false)  // within releaseEvery
 	now = now.Add(releaseEvery)
-	step(5<<20, 20, true)     // kept falling: the follow-up
+	step(5<<20, 20, true) // kept falling: the follow-up
 	now = now.Add(releaseEvery)
 	step(5<<20, 20, false) // no more
 	step(6<<20, 25, false)
