@@ -41,18 +41,7 @@ func TestHTTP2StalledUploadsDoNotTakeThePool(t *testing.T) {
 		st := app.Stats()
 		return st.Handlers == conns*share && st.Backpressure.ShareWaits == conns*(streams-share)
 	})
-	cl := h2cClient(t)
-	for i := range 20 {
-		resp, err := cl.Get("http://" + addr + "/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("GET / #%d during the stall: %d", i, resp.StatusCode)
-		}
-	}
+	expectLive(t, h2cClient(t), "http://"+addr+"/", 20)
 	for _, a := range attackers {
 		a.wait(10*time.Second, "every stalled stream to be answered 408 and reset", func() bool {
 			for s := range streams {

@@ -76,6 +76,23 @@ func get(t *testing.T, c *http.Client, url string) (*http.Response, string) {
 	return resp, string(b)
 }
 
+// expectLive checks that n GETs of url in a row, with cl, are all answered
+// 200: a live client beside an attack.
+func expectLive(t *testing.T, cl *http.Client, url string, n int) {
+	t.Helper()
+	for i := range n {
+		resp, err := cl.Get(url)
+		if err != nil {
+			t.Fatalf("live GET #%d: %v", i, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("live GET #%d: %d", i, resp.StatusCode)
+		}
+	}
+}
+
 // rawConn is a raw TCP client for framing tests.
 type rawConn struct {
 	t  *testing.T

@@ -3,7 +3,6 @@ package gwist_test
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"runtime"
 	"sync"
@@ -46,18 +45,7 @@ func TestWebSocketNonReadingPeersDoNotTakeThePool(t *testing.T) {
 		c.SendFrame(websocket.OpText, true, []byte("go"))
 	}
 	waitFor(t, 5*time.Second, "every peer's callback to block", func() bool { return app.Stats().Streams == peers })
-	cl := newClient(t)
-	for i := range 20 {
-		resp, err := cl.Get("http://" + addr + "/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("GET / #%d with %d callbacks blocked on %d workers: %d", i, peers, workers, resp.StatusCode)
-		}
-	}
+	expectLive(t, newClient(t), "http://"+addr+"/", 20)
 	// The write timeout (1 s without progress) ends them.
 	waitFor(t, 5*time.Second, "the blocked callbacks to return", func() bool {
 		st := app.Stats()

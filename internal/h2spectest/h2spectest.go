@@ -4,42 +4,19 @@ package h2spectest
 
 import (
 	"bytes"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gwist/gwist/internal/gotool"
 )
 
 // Find returns the h2spec binary, installing it with `go install` when it
 // is missing; "" when neither works.
 func Find(t testing.TB) string {
-	if p, err := exec.LookPath("h2spec"); err == nil {
-		return p
-	}
-	gobin := os.Getenv("GOBIN")
-	if gobin == "" {
-		out, err := exec.Command("go", "env", "GOPATH").Output()
-		if err != nil {
-			return ""
-		}
-		gobin = filepath.Join(strings.TrimSpace(string(out)), "bin")
-	}
-	p := filepath.Join(gobin, "h2spec")
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	cmd := exec.Command("go", "install", "github.com/summerwind/h2spec/cmd/h2spec@latest")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Logf("go install h2spec: %v\n%s", err, out)
-		return ""
-	}
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	return ""
+	return gotool.Find(t, "h2spec", "github.com/summerwind/h2spec/cmd/h2spec@latest")
 }
 
 // Run runs h2spec in strict mode (-S: every case, the non-strict ones

@@ -28,13 +28,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/acme"
 	"golang.org/x/crypto/acme/autocert"
 
+	"github.com/gwist/gwist/internal/gotool"
 	"github.com/gwist/gwist/internal/haproxytest"
 	"github.com/gwist/gwist/internal/syncbuf"
 )
@@ -44,33 +44,7 @@ const Module = "github.com/letsencrypt/pebble/v2/cmd/pebble@v2.10.3"
 
 // Find returns the pebble binary, installing Module with `go install` when
 // it is neither in PATH nor in Go's bin directory; "" when that fails.
-func Find(t testing.TB) string {
-	if p, err := exec.LookPath("pebble"); err == nil {
-		return p
-	}
-	gobin := os.Getenv("GOBIN")
-	if gobin == "" {
-		out, err := exec.Command("go", "env", "GOPATH").Output()
-		if err != nil {
-			return ""
-		}
-		gobin = filepath.Join(strings.TrimSpace(string(out)), "bin")
-	}
-	p := filepath.Join(gobin, "pebble")
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	start := time.Now()
-	if out, err := exec.Command("go", "install", Module).CombinedOutput(); err != nil {
-		t.Logf("go install %s: %v\n%s", Module, err, out)
-		return ""
-	}
-	t.Logf("installed %s in %v", Module, time.Since(start).Round(time.Millisecond))
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
-	return ""
-}
+func Find(t testing.TB) string { return gotool.Find(t, "pebble", Module) }
 
 // Options configure a pebble.
 type Options struct {

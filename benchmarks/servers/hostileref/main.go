@@ -20,13 +20,10 @@ package main
 
 import (
 	"crypto/sha256"
-	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"io"
-	"net"
 	"net/http"
 	"net/http/pprof"
 
@@ -43,45 +40,7 @@ func main() {
 	f := serve.RegisterFlags(flag.CommandLine, "127.0.0.1:8080")
 	flag.Parse()
 	h := handler()
-	protocols := new(http.Protocols)
-	protocols.SetHTTP1(true)
-	protocols.SetHTTP2(true)
-	protocols.SetUnencryptedHTTP2(true)
-	errc := make(chan error, 2)
-	if f.Addr != "" {
-		ln, err := net.Listen("tcp", f.Addr)
-		if err != nil {
-			serve.Fatal("hostileref", err)
-		}
-		srv := &http.Server{Handler: h, Protocols: protocols}
-		go func() { errc <- srv.Serve(ln) }()
-		serve.Announce("http", ln.Addr().String())
-	}
-	if f.TLSAddr != "" {
-		certPEM, keyPEM, err := f.KeyPair()
-		if err != nil {
-			serve.Fatal("hostileref", err)
-		}
-		pair, err := tls.X509KeyPair(certPEM, keyPEM)
-		if err != nil {
-			serve.Fatal("hostileref", err)
-		}
-		ln, err := net.Listen("tcp", f.TLSAddr)
-		if err != nil {
-			serve.Fatal("hostileref", err)
-		}
-		srv := &http.Server{Handler: h, Protocols: protocols,
-			TLSConfig: &tls.Config{Certificates: []tls.Certificate{pair}}}
-		go func() { errc <- srv.ServeTLS(ln, "", "") }()
-		serve.Announce("https", ln.Addr().String())
-	}
-	if f.Addr == "" && f.TLSAddr == "" {
-		serve.Fatal("hostileref", errors.New("both -addr and -tls-addr are empty"))
-	}
-	go func() { serve.WaitSignal(); errc <- nil }()
-	if err := <-errc; err != nil {
-		serve.Fatal("hostileref", err)
-	}
+	serve.NetHTTP("hostileref", f, h)
 }
 
 // handler is the routes: the benchmark servers' GET / (and /json, /echo,

@@ -7,10 +7,7 @@
 package main
 
 import (
-	"crypto/tls"
-	"errors"
 	"flag"
-	"net"
 	"net/http"
 
 	"github.com/gwist/gwist/benchmarks/internal/serve"
@@ -27,46 +24,5 @@ func main() {
 		mux.Handle("/", h)
 		h = mux
 	}
-	protocols := new(http.Protocols)
-	protocols.SetHTTP1(true)
-	protocols.SetHTTP2(true)
-	protocols.SetUnencryptedHTTP2(true)
-	errc := make(chan error, 2)
-	if f.Addr != "" {
-		ln, err := net.Listen("tcp", f.Addr)
-		if err != nil {
-			serve.Fatal("nethttp", err)
-		}
-		srv := &http.Server{Handler: h, Protocols: protocols}
-		go func() { errc <- srv.Serve(ln) }()
-		serve.Announce("http", ln.Addr().String())
-	}
-	if f.TLSAddr != "" {
-		certPEM, keyPEM, err := f.KeyPair()
-		if err != nil {
-			serve.Fatal("nethttp", err)
-		}
-		pair, err := tls.X509KeyPair(certPEM, keyPEM)
-		if err != nil {
-			serve.Fatal("nethttp", err)
-		}
-		ln, err := net.Listen("tcp", f.TLSAddr)
-		if err != nil {
-			serve.Fatal("nethttp", err)
-		}
-		srv := &http.Server{
-			Handler:   h,
-			Protocols: protocols,
-			TLSConfig: &tls.Config{Certificates: []tls.Certificate{pair}},
-		}
-		go func() { errc <- srv.ServeTLS(ln, "", "") }()
-		serve.Announce("https", ln.Addr().String())
-	}
-	if f.Addr == "" && f.TLSAddr == "" {
-		serve.Fatal("nethttp", errors.New("both -addr and -tls-addr are empty"))
-	}
-	go func() { serve.WaitSignal(); errc <- nil }()
-	if err := <-errc; err != nil {
-		serve.Fatal("nethttp", err)
-	}
+	serve.NetHTTP("nethttp", f, h)
 }
