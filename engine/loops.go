@@ -5,7 +5,6 @@ package engine
 import (
 	"context"
 	"sync/atomic"
-	"time"
 )
 
 // loopState is what the engine keeps per event loop: the connections to
@@ -44,7 +43,7 @@ func (l *loopState) Run(context.Context) error {
 	now := l.srv.now()
 	var wallNow int64 // the coarse clock is too coarse for the drain's grace
 	if l.srv.draining.Load() {
-		wallNow = time.Now().UnixNano()
+		wallNow = l.srv.wallClock().UnixNano()
 	}
 	// Timer handlers may close connections, which removes them from
 	// l.conns, so iterate over a copy.

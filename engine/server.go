@@ -62,6 +62,9 @@ type Server struct {
 	tickDone   chan struct{}
 
 	clock atomic.Int64 // coarse unix-ns clock, advanced by tick
+	// wallClock is time.Now, for the waits too short for clock (the
+	// drain's grace); tests set it to drive time themselves.
+	wallClock func() time.Time
 
 	loopsMu sync.Mutex
 	loops   map[gnet.EventLoop]*loopState
@@ -102,6 +105,7 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 		s.cfg.ProxyProtocol = pp
 	}
 	s.clock.Store(time.Now().UnixNano())
+	s.wallClock = time.Now
 	return s, nil
 }
 
