@@ -35,7 +35,7 @@ func newH2Driver(c *conn) *h2Driver {
 	d := &h2Driver{c: c, streams: make(map[uint32]*h2Stream)}
 	cfg := c.config().H2
 	cfg.Counters = &c.srv.h2counters
-	d.h2 = http2.NewConn(cfg, time.Now())
+	d.h2 = http2.NewConn(cfg, time.Unix(0, c.srv.now()))
 	return d
 }
 
@@ -275,7 +275,7 @@ func (d *h2Driver) tick(now int64) {
 		d.draining = true
 		d.h2.Shutdown()
 	}
-	d.h2.Tick(time.Now())
+	d.h2.Tick(time.Unix(0, now))
 	for _, s := range d.streams {
 		if s.writeTimedOut(now) || s.bodyTimedOut(now) {
 			continue

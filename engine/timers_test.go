@@ -10,8 +10,13 @@ import (
 	"github.com/gwist/gwist/websocket"
 )
 
-// hello answers every request 200 "hello" (inline).
+// hello answers every request 200 "hello" (inline), and a request the
+// engine refused with the refusal's status, as the root package does.
 func hello(ex *Exchange) {
+	if status, _ := ex.Refused(); status != 0 {
+		ex.Status = status
+		return
+	}
 	ex.Status = 200
 	ex.Body = append(ex.Body, "hello"...)
 }
