@@ -3,6 +3,7 @@ package gwist_test
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"testing"
 	"time"
@@ -36,22 +37,29 @@ func dialSmallWS(t *testing.T, addr, path string) *wstest.Client {
 	return c
 }
 
-// floodPings writes batches of pings to c for up to d, each write allowed
-// a second before it counts as blocked. It returns the bytes written and
-// the error that ended it (nil when d ran out).
-func floodPings(c *wstest.Client, d time.Duration, onBatch func()) (int64, error) {
+// floodPings writes pings to c as fast as it takes them for up to d. It
+// returns the bytes written and the error that ended it (nil when d ran
+// out).
+func floodPings(c *wstest.Client, d time.Duration) (int64, error) {
 	ping := websocket.AppendMaskedFrame(nil, websocket.OpPing, true, []byte("0123456789"), wstest.Mask)
-	batch := bytes.Repeat(ping, 4096)
+	return writeRepeatedly(c.Conn, bytes.Repeat(ping, 4096), d)
+}
+
+// writeRepeatedly writes unit to conn over and over for d, each write
+// allowed a second before it counts as blocked; a write cut short by its
+// deadline is resumed where it stopped, so the frames stay whole. It
+// returns the bytes written and the error that ended it (nil when d ran
+// out).
+func writeRepeatedly(conn net.Conn, unit []byte, d time.Duration) (int64, error) {
 	var sent int64
+	off := 0
 	for end := time.Now().Add(d); time.Now().Before(end); {
-		_ = c.Conn.SetWriteDeadline(time.Now().Add(time.Second))
-		n, err := c.Conn.Write(batch)
+		_ = conn.SetWriteDeadline(time.Now().Add(min(time.Second, time.Until(end))))
+		n, err := conn.Write(unit[off:])
 		sent += int64(n)
+		off = (off + n) % len(unit)
 		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
 			return sent, err
-		}
-		if onBatch != nil {
-			onBatch()
 		}
 	}
 	return sent, nil
@@ -68,7 +76,7 @@ func TestWebSocketPingFloodIsClosed(t *testing.T) {
 	addr := startApp(t, app)
 	c := dialSmallWS(t, addr, "/ws")
 	start := time.Now()
-	sent, err := floodPings(c, 20*time.Second, nil)
+	sent, err := floodPings(c, 20*time.Second)
 	if err == nil {
 		t.Fatalf("still connected after 20 s of pings (%d bytes sent)", sent)
 	}
@@ -107,7 +115,7 @@ func TestWebSocketPingFloodSlowReaderIsHeldBack(t *testing.T) {
 			_, _ = c.BR.Read(buf)
 		}
 	}()
-	sent, err := floodPings(c, 3*time.Second, nil)
+	sent, err := floodPings(c, 3*time.Second)
 	close(stop)
 	<-done
 	if err != nil {

@@ -3,9 +3,9 @@ package gwist_test
 import (
 	"bytes"
 	"errors"
-	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,27 +66,22 @@ func TestWebSocketNonReadingPeersDoNotTakeThePool(t *testing.T) {
 // stops reading it, and the peer's writes block.
 func TestWebSocketNonReadingPeerIsHeldBack(t *testing.T) {
 	app := gwist.New(gwist.WithLogger(discardLogger()))
-	dropped := 0
+	var dropped atomic.Int64
 	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{
 		OnMessage: func(ws *gwist.WSConn, op gwist.Opcode, data []byte) {
 			if ws.TryWriteMessage(op, data) != nil {
-				dropped++
+				dropped.Add(1)
 			}
 		},
 	}))
 	addr := startApp(t, app)
 	c := dialSmallWS(t, addr, "/ws")
 	msg := websocket.AppendMaskedFrame(nil, websocket.OpBinary, true, bytes.Repeat([]byte("y"), 64<<10), [4]byte{1, 2, 3, 4})
-	var sent int64
-	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
-		_ = c.Conn.SetWriteDeadline(time.Now().Add(200 * time.Millisecond))
-		n, err := c.Conn.Write(msg)
-		sent += int64(n)
-		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-			t.Fatal(err)
-		}
+	sent, err := writeRepeatedly(c.Conn, msg, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("the client wrote %.1f MB in 3 s; the application dropped %d messages", float64(sent)/1e6, dropped)
+	t.Logf("the client wrote %.1f MB in 3 s; the application dropped %d messages", float64(sent)/1e6, dropped.Load())
 	// The sockets' buffers on loopback hold some tens of MB; without the
 	// pause the server reads gigabytes in 3 s.
 	if sent > 128<<20 {
