@@ -170,6 +170,9 @@ func (a *App) Start(addr string, opts ...ListenOption) (net.Addr, error) {
 
 // start starts one listener, HTTPS when ts is set.
 func (a *App) start(addr string, ts *tlsstate.Server, opts []ListenOption) (net.Addr, error) {
+	if err := a.optionsErr(); err != nil {
+		return nil, err
+	}
 	a.freeze()
 	cfg := a.cfg.engine
 	for _, o := range opts {

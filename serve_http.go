@@ -36,6 +36,10 @@ import (
 // runs the handler on its own goroutine), and sendfile (files are copied
 // through w).
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := a.optionsErr(); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	a.freeze()
 	s := &responseSink{w: w, r: r}
 	ex := engine.NewSinkExchange(r.Context(), remoteAddr(r.RemoteAddr), r.TLS, s, a.cfg.engine.StreamThreshold)

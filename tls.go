@@ -21,13 +21,23 @@ func WithQuickAck(on bool) Option { return func(c *config) { c.engine.DisableQui
 
 // WithTLSHandshakeTimeout bounds a TLS handshake (default 10 s; close).
 func WithTLSHandshakeTimeout(d time.Duration) Option {
-	return func(c *config) { c.tls.HandshakeTimeout = d }
+	return func(c *config) {
+		if c.timeout("WithTLSHandshakeTimeout", d, "10s") {
+			c.tls.HandshakeTimeout = d
+		}
+	}
 }
 
 // WithMaxHandshakes bounds the TLS handshakes running at once (default 64
 // per CPU). Further connections wait, without a goroutine, in a bounded
 // queue (16 × this), and are refused beyond it.
-func WithMaxHandshakes(n int) Option { return func(c *config) { c.tls.MaxHandshakes = n } }
+func WithMaxHandshakes(n int) Option {
+	return func(c *config) {
+		if c.count("WithMaxHandshakes", int64(n), "64 per CPU") {
+			c.tls.MaxHandshakes = n
+		}
+	}
+}
 
 // StartTLS serves HTTPS on addr with cfg in the background and returns the
 // bound address. cfg is honoured as given (Certificates, GetCertificate for
@@ -42,6 +52,9 @@ func WithMaxHandshakes(n int) Option { return func(c *config) { c.tls.MaxHandsha
 // cfg itself is not modified. A plaintext and a TLS listener can run in
 // one App.
 func (a *App) StartTLS(addr string, cfg *tls.Config, opts ...ListenOption) (net.Addr, error) {
+	if err := a.optionsErr(); err != nil {
+		return nil, err
+	}
 	if cfg == nil {
 		return nil, errors.New("gwist: StartTLS needs a *tls.Config")
 	}
