@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gwist/gwist/engine"
+	"github.com/gwist/gwist/http1"
 	"github.com/gwist/gwist/router"
 )
 
@@ -59,17 +60,32 @@ func (a *App) dispatch(c *Ctx) error {
 		return res.Handler.chain(c)
 	case router.MethodNotAllowed:
 		c.SetHeader("Allow", a.router.Allowed(req.Path))
-		return a.methodNotAllowed(c)
+		if a.methodNotAllowed != nil {
+			return a.methodNotAllowed(c)
+		}
+		return c.routerAnswer(http.StatusMethodNotAllowed)
 	case router.AutoOptions:
 		c.SetHeader("Allow", a.router.Allowed(req.Path))
-		return c.NoContent(http.StatusNoContent)
+		return c.routerAnswer(http.StatusNoContent)
 	case router.RedirectTrailingSlash:
 		// "//host" would be a protocol-relative URL: never redirect there.
 		if !strings.HasPrefix(res.Redirect, "//") {
 			return a.redirectSlash(c, res.Redirect)
 		}
 	}
-	return a.notFound(c)
+	if a.notFound != nil {
+		return a.notFound(c)
+	}
+	return c.routerAnswer(http.StatusNotFound)
+}
+
+// routerAnswer has the error handler answer one of the router's own
+// statuses, as an *HTTPError, and returns nil: middleware around routing
+// see the answer (its status, its headers), not an error, as they see a
+// handler's answer.
+func (c *Ctx) routerAnswer(code int) error {
+	c.answerError(&HTTPError{Code: code})
+	return nil
 }
 
 // answered wraps next so that an error it returns is answered (by the error
@@ -200,5 +216,9 @@ func (a *App) redirectSlash(c *Ctx, path string) error {
 	if q := c.ex.Request.RawQuery; q != "" {
 		loc = path + "?" + q
 	}
-	return c.Redirect(code, loc)
+	if !http1.ValidHeaderValue(loc) {
+		return errors.New("gwist: invalid redirect location")
+	}
+	c.SetHeader("Location", loc)
+	return c.routerAnswer(code)
 }

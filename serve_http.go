@@ -44,18 +44,19 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := &responseSink{w: w, r: r}
 	ex := engine.NewSinkExchange(r.Context(), remoteAddr(r.RemoteAddr), r.TLS, s, a.cfg.engine.StreamThreshold)
 	defer engine.ReleaseSinkExchange(ex)
-	if code := readRequest(&ex.Request, r, a.maxBodyBytes()); code != 0 {
+	if code, err := readRequest(&ex.Request, r, a.maxBodyBytes()); code != 0 {
+		// Answered through the App, as the engine's refusals are: the
+		// error handler, and the middleware around routing.
 		w.Header().Set("Connection", "close")
-		http.Error(w, http.StatusText(code), code)
-		return
+		ex.RefuseSink(code, err)
 	}
 	a.serve(ex)
 	s.finish(ex)
 }
 
 // readRequest fills req from r, reading r's body (at most maxBody bytes).
-// It returns the status of a failure (400, 413) or 0.
-func readRequest(req *http1.Request, r *http.Request, maxBody int64) int {
+// It returns the status of a failure (400, 413) and why, or 0.
+func readRequest(req *http1.Request, r *http.Request, maxBody int64) (int, error) {
 	req.Method = r.Method
 	req.Path = r.URL.EscapedPath()
 	req.RawQuery = r.URL.RawQuery
@@ -83,18 +84,18 @@ func readRequest(req *http1.Request, r *http.Request, maxBody int64) int {
 		}
 	}
 	if r.ContentLength > maxBody {
-		return http.StatusRequestEntityTooLarge
+		return http.StatusRequestEntityTooLarge, engine.ErrBodyTooLarge
 	}
 	req.ContentLength = max(r.ContentLength, 0)
 	if r.Body == nil || r.Body == http.NoBody {
-		return 0
+		return 0, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	switch {
 	case int64(len(body)) > maxBody:
-		return http.StatusRequestEntityTooLarge
+		return http.StatusRequestEntityTooLarge, engine.ErrBodyTooLarge
 	case err != nil:
-		return http.StatusBadRequest
+		return http.StatusBadRequest, err
 	}
 	if len(body) > 0 {
 		req.Body = body
@@ -108,7 +109,7 @@ func readRequest(req *http1.Request, r *http.Request, maxBody int64) int {
 			req.Trailers = append(req.Trailers, http1.HeaderField{Name: name, Value: v})
 		}
 	}
-	return 0
+	return 0, nil
 }
 
 // remoteAddr parses a net/http RemoteAddr ("ip:port"); another form is
