@@ -21,7 +21,8 @@ type config struct {
 	sseHeartbeat          time.Duration
 	maxInlineFile         int64 // WithMaxInlineFileBytes (file.go)
 	drainDelay            time.Duration
-	errs                  []error // values the options refused (options_check.go)
+	errs                  []error   // values the options refused (options_check.go)
+	validator             Validator // WithValidator (validate.go)
 }
 
 func defaultConfig() config {
