@@ -33,10 +33,10 @@ var (
 
 // fieldInfo is one bindable field of a struct type.
 type fieldInfo struct {
-	index  []int           // for reflect.Value.FieldByIndex
-	goName string          // the Go field's name
+	index  []int            // for reflect.Value.FieldByIndex
+	goName string           // the Go field's name
 	names  [nSources]string // its name in each source ("": not bound from it)
-	json   string          // its JSON name ("" when none or "-")
+	json   string           // its JSON name ("" when none or "-")
 }
 
 // clientName is the field's name as a client sends it, and where, in
