@@ -83,7 +83,9 @@ func DefaultErrorHandler(c *Ctx, err error) {
 		_ = c.NoContent(he.Code)
 		return
 	}
-	_ = c.String(he.Code, he.Text()+"\n")
+	c.setContentType("text/plain; charset=utf-8")
+	c.Status(he.Code)
+	_ = c.setBodyLine(he.Text())
 }
 
 // ErrorStatus is the first step of an ErrorHandler, for writing one: the
@@ -92,6 +94,9 @@ func DefaultErrorHandler(c *Ctx, err error) {
 // at ERROR with the request's fields, or counted and rate-limited when the
 // client had gone away.
 func ErrorStatus(c *Ctx, err error) *HTTPError {
+	if he, ok := err.(*HTTPError); ok { // the router's: no allocation
+		return he
+	}
 	var he *HTTPError
 	if errors.As(err, &he) {
 		return he

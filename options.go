@@ -23,6 +23,7 @@ type config struct {
 	drainDelay            time.Duration
 	errs                  []error   // values the options refused (options_check.go)
 	validator             Validator // WithValidator (validate.go)
+	renderer              Renderer  // WithRenderer, WithTemplates (render.go)
 }
 
 func defaultConfig() config {

@@ -28,7 +28,11 @@ func (a *App) serve(ex *engine.Exchange) {
 	}
 	defer c.finish()
 	defer a.recoverPanic(c)
-	if err := a.appChain(c); err != nil {
+	err := a.appChain(c)
+	if c.typeState == typePending {
+		_ = c.endSniff()
+	}
+	if err != nil {
 		c.answerError(err)
 	}
 	a.checkHeaders(c)
@@ -84,8 +88,19 @@ func (a *App) dispatch(c *Ctx) error {
 // see the answer (its status, its headers), not an error, as they see a
 // handler's answer.
 func (c *Ctx) routerAnswer(code int) error {
-	c.answerError(&HTTPError{Code: code})
+	c.answerError(routerErrors[code])
 	return nil
+}
+
+// routerErrors are the router's answers, made once: answering them
+// allocates nothing (an error handler must not change them).
+var routerErrors = map[int]*HTTPError{}
+
+func init() {
+	for _, code := range []int{http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNoContent,
+		http.StatusMovedPermanently, http.StatusPermanentRedirect} {
+		routerErrors[code] = &HTTPError{Code: code}
+	}
 }
 
 // answered wraps next so that an error it returns is answered (by the error
@@ -95,6 +110,9 @@ func (c *Ctx) routerAnswer(code int) error {
 func (a *App) answered(next HandlerFunc) HandlerFunc {
 	return func(c *Ctx) error {
 		err := next(c)
+		if c.typeState == typePending {
+			_ = c.endSniff() // before the middleware's own writer finishes
+		}
 		if err != nil {
 			c.answerError(err)
 		}
