@@ -52,6 +52,9 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	a.serve(ex)
 	s.finish(ex)
+	if s.feed != nil { // an SSEFeed: written here until it ends
+		s.feed.run(s, a.sseHeartbeat(), a.Draining())
+	}
 }
 
 // readRequest fills req from r, reading r's body (at most maxBody bytes).
@@ -129,8 +132,9 @@ func (a stringAddr) String() string  { return string(a) }
 
 // responseSink is the engine.Sink of ServeHTTP: the response goes to w.
 type responseSink struct {
-	w http.ResponseWriter
-	r *http.Request
+	w    http.ResponseWriter
+	r    *http.Request
+	feed *sinkFeed // an SSEFeed the handler opened (sse_feed_sink.go)
 }
 
 // StartStream sends the head of a response that streams.
