@@ -206,4 +206,3 @@ func (a *App) maxStreamQueued() int {
 	}
 	return engine.DefaultMaxStreamQueued
 }
-
