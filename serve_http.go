@@ -51,6 +51,10 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex.RefuseSink(code, err)
 	}
 	a.serve(ex)
+	if s.upgrade != nil && ex.Status == 0 && len(ex.Body) == 0 && !ex.Streaming() {
+		a.serveWebSocket(s, ex) // a WebSocket handshake was accepted
+		return
+	}
 	s.finish(ex)
 	if s.feed != nil { // an SSEFeed: written here until it ends
 		s.feed.run(s, a.sseHeartbeat(), a.Draining())
@@ -135,6 +139,8 @@ type responseSink struct {
 	w    http.ResponseWriter
 	r    *http.Request
 	feed *sinkFeed // an SSEFeed the handler opened (sse_feed_sink.go)
+	// upgrade: the WebSocket handshake the handler accepted (ws_nethttp.go)
+	upgrade *engine.WSUpgrade
 }
 
 // StartStream sends the head of a response that streams.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -78,11 +79,11 @@ func TestWebSocketNonReadingPeersDoNotTakeThePool(t *testing.T) {
 // stops reading it, and the peer's writes block.
 func TestWebSocketNonReadingPeerIsHeldBack(t *testing.T) {
 	app := gwist.New(gwist.WithLogger(discardLogger()))
-	dropped := 0
+	var dropped atomic.Int64 // counted on a worker, read here
 	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{
 		OnMessage: func(ws *gwist.WSConn, op gwist.Opcode, data []byte) {
 			if ws.TryWriteMessage(op, data) != nil {
-				dropped++
+				dropped.Add(1)
 			}
 		},
 	}))
@@ -98,7 +99,7 @@ func TestWebSocketNonReadingPeerIsHeldBack(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("the client wrote %.1f MB in 3 s; the application dropped %d messages", float64(sent)/1e6, dropped)
+	t.Logf("the client wrote %.1f MB in 3 s; the application dropped %d messages", float64(sent)/1e6, dropped.Load())
 	// The sockets' buffers on loopback hold some tens of MB; without the
 	// pause the server reads gigabytes in 3 s.
 	if sent > 128<<20 {
