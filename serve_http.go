@@ -51,7 +51,7 @@ func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ex.RefuseSink(code, err)
 	}
 	a.serve(ex)
-	if s.upgrade != nil && ex.Status == 0 && len(ex.Body) == 0 && !ex.Streaming() {
+	if s.upgrade != nil && ex.Status == http.StatusSwitchingProtocols && len(ex.Body) == 0 && !ex.Streaming() {
 		a.serveWebSocket(s, ex) // a WebSocket handshake was accepted
 		return
 	}

@@ -192,6 +192,9 @@ func (c *Ctx) WebSocket(h *WSHandler) error {
 	} else if _, err := c.ex.UpgradeWebSocket(up); err != nil {
 		return err
 	}
+	if !h2 {
+		c.ex.Status = http.StatusSwitchingProtocols // what middleware (logs, metrics, traces) see
+	}
 	c.responded = true
 	return nil
 }
