@@ -142,4 +142,3 @@ func (a *api) listPage(c *gwist.Ctx) error {
 	}
 	return c.HTML(http.StatusOK, "list.html", map[string]any{"Title": "Todos", "Todos": todos, "Open": open})
 }
-
