@@ -103,7 +103,7 @@ func TestSSEHubDropsSlowFeed(t *testing.T) {
 	for _, mode := range []string{"listener", "httptest"} {
 		t.Run(mode, func(t *testing.T) {
 			hub := gwist.NewSSEHub()
-			app := hubApp(hub, gwist.WithMaxStreamQueued(16<<10))
+			app := hubApp(hub, gwist.WithMaxStreamQueued(64<<10))
 			var addr string
 			if mode == "httptest" {
 				srv := httptest.NewServer(app)
@@ -118,28 +118,53 @@ func TestSSEHubDropsSlowFeed(t *testing.T) {
 			waitFor(t, 5*time.Second, "the stuck feed", func() bool { return hub.Len() == 1 })
 			reader := openHubFeed(t, newClient(t), "http://"+addr+"/feed")
 			waitFor(t, 5*time.Second, "both feeds", func() bool { return hub.Len() == 2 })
-			got := make(chan int, 1)
+			// The reader counts the events it gets; each Publish waits for it,
+			// so the reading feed never has more than one event queued.
+			received := make(chan int, 1024)
 			go func() {
 				n := 0
 				for {
 					line, err := reader.br.ReadString('\n')
 					if err != nil {
-						got <- n
+						close(received)
 						return
 					}
 					if strings.HasPrefix(line, "id: ") {
 						n++
+						received <- n
 					}
 				}
 			}()
-			data := strings.Repeat("x", 32<<10)
-			published, dropped := 0, 0
-			for deadline := time.Now().Add(30 * time.Second); dropped == 0; published++ {
-				if time.Now().After(deadline) {
-					t.Fatalf("no feed dropped after %d events of 32 KiB", published)
+			waitReceived := func(want int) {
+				t.Helper()
+				timeout := time.After(10 * time.Second)
+				for {
+					select {
+					case n, ok := <-received:
+						if !ok {
+							t.Fatalf("the reading feed ended after %d events", want-1)
+						}
+						if n == want {
+							return
+						}
+					case <-timeout:
+						t.Fatalf("the reading feed did not get event %d", want)
+					}
 				}
-				_, dropped, _ = hub.Publish(gwist.SSEEvent{ID: "x", Data: data})
-				time.Sleep(time.Millisecond) // the reader keeps up; the stuck one cannot
+			}
+			data := strings.Repeat("x", 8<<10)
+			published, dropped := 0, 0
+			for deadline := time.Now().Add(30 * time.Second); dropped == 0; {
+				if time.Now().After(deadline) {
+					t.Fatalf("no feed dropped after %d events of 8 KiB", published)
+				}
+				var sent int
+				sent, dropped, _ = hub.Publish(gwist.SSEEvent{ID: "x", Data: data})
+				published++
+				if sent+dropped != 2 || dropped > 1 {
+					t.Fatalf("Publish %d: sent %d, dropped %d", published, sent, dropped)
+				}
+				waitReceived(published)
 			}
 			if hub.Len() != 1 {
 				t.Fatalf("%d feeds in the hub after dropping the slow one", hub.Len())
@@ -147,13 +172,10 @@ func TestSSEHubDropsSlowFeed(t *testing.T) {
 			for range 3 {
 				hub.Publish(gwist.SSEEvent{ID: "x", Data: "after"})
 				published++
+				waitReceived(published)
 			}
-			time.Sleep(100 * time.Millisecond)
 			hub.Close()
-			if n := <-got; n != published {
-				t.Fatalf("the reading feed got %d of %d events", n, published)
-			}
-			t.Logf("dropped after %d events of 32 KiB", published-3)
+			t.Logf("dropped after %d events of 8 KiB", published-3)
 		})
 	}
 }
