@@ -163,11 +163,12 @@ func (a *App) logger() *slog.Logger {
 // Start listens on addr and serves in the background. It returns the bound
 // address (useful with port 0). Call it once per listener.
 func (a *App) Start(addr string, opts ...ListenOption) (net.Addr, error) {
-	return a.start(addr, nil, opts)
+	return a.start(addr, nil, nil, opts)
 }
 
-// start starts one listener, HTTPS when ts is set.
-func (a *App) start(addr string, ts *tlsstate.Server, opts []ListenOption) (net.Addr, error) {
+// start starts one listener, HTTPS when ts is set. It serves the App, or h
+// when set.
+func (a *App) start(addr string, ts *tlsstate.Server, h engine.Handler, opts []ListenOption) (net.Addr, error) {
 	if err := a.optionsErr(); err != nil {
 		return nil, err
 	}
@@ -186,7 +187,10 @@ func (a *App) start(addr string, ts *tlsstate.Server, opts []ListenOption) (net.
 		}
 		cfg.Workers = w
 	}
-	srv, err := engine.NewServer(cfg, a.serve)
+	if h == nil {
+		h = a.serve
+	}
+	srv, err := engine.NewServer(cfg, h)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,12 @@ import (
 
 // serve is the engine.Handler: run the app-level middleware around
 // routing, and turn an error or a panic into a response.
-func (a *App) serve(ex *engine.Exchange) {
+func (a *App) serve(ex *engine.Exchange) { a.serveWith(ex, a.appChain) }
+
+// serveWith runs chain for the request, turning an error or a panic into a
+// response. A listener of its own (StartACMEHTTP) runs another chain than
+// the App's.
+func (a *App) serveWith(ex *engine.Exchange, chain HandlerFunc) {
 	c, _ := ex.User.(*Ctx)
 	if c == nil || c.app != a {
 		c = &Ctx{}
@@ -28,7 +33,7 @@ func (a *App) serve(ex *engine.Exchange) {
 	}
 	defer c.finish()
 	defer a.recoverPanic(c)
-	err := a.appChain(c)
+	err := chain(c)
 	if c.typeState == typePending {
 		_ = c.endSniff()
 	}

@@ -20,6 +20,9 @@ import (
 func WithQuickAck(on bool) Option { return func(c *config) { c.engine.DisableQuickAck = !on } }
 
 // WithTLSHandshakeTimeout bounds a TLS handshake (default 10 s; close).
+// It bounds the waits for the client: the time the server spends in its
+// own certificate lookups (tls.Config's GetConfigForClient and
+// GetCertificate, where autocert runs an ACME order) is not counted.
 func WithTLSHandshakeTimeout(d time.Duration) Option {
 	return func(c *config) {
 		if c.timeout("WithTLSHandshakeTimeout", d, "10s") {
@@ -27,6 +30,17 @@ func WithTLSHandshakeTimeout(d time.Duration) Option {
 		}
 	}
 }
+
+// WithMaxSlowCertLookups bounds the TLS handshakes waiting at once on a slow
+// certificate lookup: a GetConfigForClient or GetCertificate call that has
+// run longer than 20 ms (tlsstate.DefaultSlowLookup), such as autocert's
+// first handshake for a name, which obtains the certificate. Such a
+// handshake gives its WithMaxHandshakes slot up while it waits, so slow
+// lookups never keep other handshakes out. While n of them wait, a new
+// handshake that reaches a lookup fails at once (its client gets an
+// internal_error alert; Stats().TLS.Failed["lookup_refused"]) rather than
+// adding to them. Default 4 × WithMaxHandshakes (256 per CPU).
+func WithMaxSlowCertLookups(n int) Option { return func(c *config) { c.tls.MaxSlowLookups = n } }
 
 // WithMaxHandshakes bounds the TLS handshakes running at once (default 64
 // per CPU). Further connections wait, without a goroutine, in a bounded
@@ -48,7 +62,10 @@ func WithMaxHandshakes(n int) Option {
 // AEAD; Go's own default adds CBC-SHA1 suites); a list you set is used as
 // is. NextProtos is limited to the protocols gwist serves (http/1.1, and
 // h2 with WithHTTP2, offered first when NextProtos is empty), so a client
-// is never promised one it will not get.
+// is never promised one it will not get; "acme-tls/1", when listed, is
+// kept (after them): its TLS-ALPN-01 validations (RFC 8737) are answered
+// by the handshake's certificate alone, and the connection is then closed
+// (see StartAutoTLS).
 // cfg itself is not modified. A plaintext and a TLS listener can run in
 // one App.
 func (a *App) StartTLS(addr string, cfg *tls.Config, opts ...ListenOption) (net.Addr, error) {
@@ -68,7 +85,7 @@ func (a *App) StartTLS(addr string, cfg *tls.Config, opts ...ListenOption) (net.
 	if err != nil {
 		return nil, err
 	}
-	return a.start(addr, ts, opts)
+	return a.start(addr, ts, nil, opts)
 }
 
 // defaultCipherSuites are the TLS 1.2 suites offered when the Config sets
@@ -93,11 +110,17 @@ var (
 	h2First   = []string{"h2", "http/1.1"}
 )
 
+// tlsLayerProtocols are the ALPN protocols the TLS layer answers by itself,
+// with the handshake alone: the ACME TLS-ALPN-01 challenge, whose
+// certificate is the answer (the connection is then closed). They are
+// offered when the application lists them, after the HTTP protocols.
+var tlsLayerProtocols = []string{tlsstate.ProtoACMETLS}
+
 // withServerDefaults returns a clone of cfg with gwist's defaults: the
 // default cipher suites when it sets none, and NextProtos limited to what
-// gwist speaks (spoken; when cfg offers nothing, all of spoken, h2 first).
-// A GetConfigForClient callback is wrapped so that the Configs it returns
-// get the same.
+// gwist answers (see servedProtos; when cfg offers nothing, all of spoken,
+// h2 first). A GetConfigForClient callback is wrapped so that the Configs it
+// returns get the same.
 func withServerDefaults(cfg *tls.Config, spokenProtocols []string) *tls.Config {
 	cfg = cfg.Clone()
 	if len(cfg.NextProtos) == 0 {
@@ -107,7 +130,7 @@ func withServerDefaults(cfg *tls.Config, spokenProtocols []string) *tls.Config {
 	if get := cfg.GetConfigForClient; get != nil {
 		cfg.GetConfigForClient = func(h *tls.ClientHelloInfo) (*tls.Config, error) {
 			c, err := get(h)
-			if c == nil || err != nil || (c.CipherSuites != nil && onlySpoken(c.NextProtos, spokenProtocols)) {
+			if c == nil || err != nil || (c.CipherSuites != nil && alreadyServed(c.NextProtos, spokenProtocols)) {
 				return c, err
 			}
 			// Clone is documented safe on a Config in use; explicit
@@ -125,29 +148,56 @@ func applyServerDefaults(c *tls.Config, spokenProtocols []string) {
 	if c.CipherSuites == nil {
 		c.CipherSuites = defaultCipherSuites
 	}
-	if onlySpoken(c.NextProtos, spokenProtocols) {
-		return
-	}
-	var keep []string
-	for _, p := range c.NextProtos {
-		if slices.Contains(spokenProtocols, p) {
-			keep = append(keep, p)
-		}
-	}
-	if keep == nil {
-		keep = spokenProtocols // none of the asked ones: offer what is spoken
-	}
-	c.NextProtos = keep
+	c.NextProtos = servedProtos(c.NextProtos, spokenProtocols)
 }
 
-// onlySpoken: every protocol in protos is one gwist speaks.
-func onlySpoken(protos, spokenProtocols []string) bool {
+// servedProtos is what ALPN offers for the application's protos: the ones
+// gwist speaks, in the application's order (all of spoken if it lists
+// none of them), then those the TLS layer answers (tlsLayerProtocols) that
+// it lists. Others are dropped. Since crypto/tls picks by the server's
+// order, a client gets a TLS-layer protocol only if it offers no HTTP one.
+// An empty protos stays empty (no ALPN). protos itself is not modified.
+func servedProtos(protos, spokenProtocols []string) []string {
+	if len(protos) == 0 {
+		return protos
+	}
+	var httpProtos, tlsLayer []string
 	for _, p := range protos {
-		if !slices.Contains(spokenProtocols, p) {
+		switch {
+		case slices.Contains(spokenProtocols, p):
+			httpProtos = append(httpProtos, p)
+		case slices.Contains(tlsLayerProtocols, p):
+			tlsLayer = append(tlsLayer, p)
+		}
+	}
+	if httpProtos == nil {
+		httpProtos = spokenProtocols // none of the asked ones: offer what is spoken
+	}
+	if tlsLayer == nil {
+		return httpProtos
+	}
+	return append(slices.Clip(httpProtos), tlsLayer...)
+}
+
+// alreadyServed reports whether servedProtos would return protos as they
+// are, without allocating: a Config that GetConfigForClient returns each
+// time is then not cloned each time.
+func alreadyServed(protos, spokenProtocols []string) bool {
+	sawHTTP, sawTLSLayer := false, false
+	for _, p := range protos {
+		switch {
+		case slices.Contains(spokenProtocols, p):
+			if sawTLSLayer {
+				return false
+			}
+			sawHTTP = true
+		case slices.Contains(tlsLayerProtocols, p):
+			sawTLSLayer = true
+		default:
 			return false
 		}
 	}
-	return true
+	return sawHTTP || !sawTLSLayer
 }
 
 // ServeTLS serves HTTPS on addr with cfg until Shutdown, then returns
@@ -289,6 +339,7 @@ func addPipeStats(dst *engine.PipeStats, p engine.PipeStats) {
 	dst.BodyReadTimeouts += p.BodyReadTimeouts
 	dst.ShareWaits += p.ShareWaits
 	dst.PingFloods += p.PingFloods
+	dst.MemoryReleases += p.MemoryReleases
 }
 
 func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {
@@ -297,6 +348,9 @@ func addTLSStats(dst *tlsstate.Stats, s tlsstate.Stats) {
 	dst.Abandoned += s.Abandoned
 	dst.InFlight += s.InFlight
 	dst.Queued += s.Queued
+	dst.Computing += s.Computing
+	dst.SlowLookups += s.SlowLookups
+	dst.SlowLookupsTotal += s.SlowLookupsTotal
 	dst.HandshakeTime += s.HandshakeTime
 	dst.HandshakeMax = max(dst.HandshakeMax, s.HandshakeMax)
 	dst.Responses += s.Responses

@@ -4,6 +4,7 @@ package engine
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -12,6 +13,9 @@ import (
 type loopState struct {
 	conns []*conn
 	srv   *Server
+	// held is what the loop's connections held at its last sweep
+	// (memrelease.go); read by the tick.
+	held  atomic.Int64
 	close []*conn // scratch for sweep
 	// epfd is the loop's epoll descriptor for the read pause once
 	// epfdKnown, -1 when unavailable (readpause_linux.go).
@@ -45,6 +49,7 @@ func (l *loopState) Run(context.Context) error {
 	// Timer handlers may close connections, which removes them from
 	// l.conns, so iterate over a copy.
 	l.close = append(l.close[:0], l.conns...)
+	var held int64
 	for i, c := range l.close {
 		if !c.closed {
 			c.collectSettled()
@@ -54,8 +59,10 @@ func (l *loopState) Run(context.Context) error {
 		} else {
 			c.onTimer(now)
 		}
+		held += c.heldBytes()
 		l.close[i] = nil
 	}
+	l.held.Store(held)
 	return nil
 }
 

@@ -16,6 +16,7 @@ type pipeStats struct {
 	bodyTimeouts  atomic.Uint64 // requests answered 408 by BodyReadTimeout (HTTP/1 and HTTP/2)
 	shareWaits    atomic.Uint64 // HTTP/2 streams that waited for their connection's share of the pool
 	pingFloods    atomic.Uint64 // WebSockets closed for pings they did not read the pongs of
+	memReleases   atomic.Uint64 // memory given back after a burst (memrelease.go)
 }
 
 func (p *pipeStats) noteBodyBuffered(n int) {
@@ -79,6 +80,10 @@ type PipeStats struct {
 	// PingFloods counts WebSockets closed (1008) because they kept sending
 	// pings without reading the pongs (wsflood.go).
 	PingFloods uint64
+	// MemoryReleases counts the times memory was given back to the OS
+	// after a burst (what the connections held, or their number, fell to
+	// half of a large peak: memrelease.go).
+	MemoryReleases uint64
 }
 
 // PipeStats returns the server's read-pause and write-timeout counters.
@@ -94,6 +99,7 @@ func (s *Server) PipeStats() PipeStats {
 		BodyReadTimeouts: s.pipe.bodyTimeouts.Load(),
 		ShareWaits:       s.pipe.shareWaits.Load(),
 		PingFloods:       s.pipe.pingFloods.Load(),
+		MemoryReleases:   s.pipe.memReleases.Load(),
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gwist/gwist/http1"
 	"github.com/gwist/gwist/http2"
+	"github.com/gwist/gwist/internal/lograte"
 	"github.com/gwist/gwist/tlsstate"
 )
 
@@ -43,6 +44,7 @@ type Server struct {
 	addr       net.Addr
 	acceptDone chan struct{}
 	acceptLog  rateLog
+	tlsLog     lograte.Limiter // failed handshakes (tlslog.go)
 	runDone    chan struct{}
 	draining   atomic.Bool
 	cut        atomic.Int64 // connections Shutdown closed when its context ended
@@ -55,6 +57,7 @@ type Server struct {
 	h2counters http2.Counters
 	stats      struct{ acceptErrors, refused atomic.Uint64 }
 	pipe       pipeStats // read pause and write timeout (pipestats.go)
+	mem        memWatch  // when to give memory back (memrelease.go); the tick's only
 	stopTick   chan struct{}
 	tickDone   chan struct{}
 
@@ -239,6 +242,7 @@ func (s *Server) tick() {
 		case now := <-t.C:
 			s.clock.Store(now.UnixNano())
 			http1.Date.Refresh(now)
+			s.noteHeld(now) // the previous sweep's sums
 			s.sweepAll()
 		}
 	}

@@ -139,7 +139,7 @@ func (c *conn) feedTLS() (fed int, ok bool) {
 		c.quickAck() // after every read while handshaking
 	}
 	if err != nil && !errors.Is(err, tlsstate.ErrBufferFull) {
-		c.failTLS()
+		c.failTLS(err)
 		return 0, false
 	}
 	return n, true
@@ -181,6 +181,10 @@ func (c *conn) decryptBuffered() {
 		case tlsstate.Established, tlsstate.Closing:
 			c.established = true
 			c.quickAckAtEnd = true // the handoff, unless a response goes out now
+			if c.tls.ACMEChallenge() {
+				c.endACMEChallenge()
+				return
+			}
 			if c.config().HTTP2 && c.tls.Info().NegotiatedProtocol == "h2" {
 				c.switchToH2()
 			}
@@ -191,16 +195,29 @@ func (c *conn) decryptBuffered() {
 	case errors.Is(err, io.EOF):
 		c.peerClosed = true
 	default:
-		c.failTLS()
+		c.failTLS(err)
 		return
 	}
 	c.flushTLS() // e.g. a KeyUpdate reply
 	c.releasePlainIfEmpty()
 }
 
+// endACMEChallenge closes a TLS-ALPN-01 validation (RFC 8737) once its
+// handshake is done: the certificate was the answer, and nothing the client
+// might send on it is read.
+func (c *conn) endACMEChallenge() {
+	c.stopReading, c.closeWhenDone = true, true
+	c.discardInput()
+	c.releasePlainIfEmpty()
+}
+
 // failTLS sends what the state machine still has (an alert, or a 400 for
-// plaintext HTTP on the TLS port), then closes.
-func (c *conn) failTLS() {
+// plaintext HTTP on the TLS port), then closes. A failed handshake is
+// logged (tlslog.go).
+func (c *conn) failTLS(err error) {
+	if !c.established {
+		c.srv.logHandshakeFailure(c.remote, err)
+	}
 	c.flushTLS()
 	c.stopReading, c.closeWhenDone = true, true
 	c.discardInput()

@@ -40,6 +40,8 @@ var (
 	dHSAbandoned  = desc("tls_handshakes_abandoned_total", "TLS connections closed before sending a byte.")
 	dHSInFlight   = desc("tls_handshakes_in_flight", "Handshake goroutines running.")
 	dHSQueued     = desc("tls_handshakes_queued", "Connections waiting for a handshake goroutine.")
+	dSlowLookups  = desc("tls_slow_cert_lookups", "Handshakes waiting on a slow certificate lookup (an ACME order, say), holding no handshake slot.")
+	dSlowLookTot  = desc("tls_slow_cert_lookups_total", "Certificate lookups that became slow (longer than 20 ms).")
 	dHSSeconds    = desc("tls_handshake_seconds", "Completed handshakes: time from the first byte to established.")
 	dHSPhase      = desc("tls_handshake_phase_seconds", "Completed handshakes by phase: hello (reading the ClientHello), queue (waiting for a handshake goroutine), run (the handshake's work and round trips).", "phase")
 	dFirstRespSec = desc("tls_first_response_seconds", "Time from a TLS connection's established handshake to its first response written.")
@@ -56,6 +58,7 @@ func (m *Metrics) Describe(ch chan<- *prometheus.Desc) {
 		dConnsOpen, dConnsMax, dConnsRefused, dAcceptErrors, dClientGone,
 		dQueued, dRunning, dStreams, dRejected, dFeeds, dWS,
 		dHandshakes, dHSVersion, dHSALPN, dHSFailed, dTLSConnErr, dHSAbandoned, dHSInFlight, dHSQueued,
+		dSlowLookups, dSlowLookTot,
 		dHSSeconds, dHSPhase, dFirstRespSec,
 		dH2StreamsOpen, dH2Streams, dH2Resets, dH2GoAway} {
 		ch <- d
@@ -162,6 +165,8 @@ func collectTLS(ch chan<- prometheus.Metric, t *tlsstate.Stats) {
 	counter(ch, dHSAbandoned, t.Abandoned)
 	gauge(ch, dHSInFlight, float64(t.InFlight))
 	gauge(ch, dHSQueued, float64(t.Queued))
+	gauge(ch, dSlowLookups, float64(t.SlowLookups))
+	counter(ch, dSlowLookTot, t.SlowLookupsTotal)
 	ch <- tlsHistogram(dHSSeconds, &t.Phases.Handshake)
 	ch <- tlsHistogram(dHSPhase, &t.Phases.Hello, "hello")
 	ch <- tlsHistogram(dHSPhase, &t.Phases.Queue, "queue")

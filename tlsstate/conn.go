@@ -74,6 +74,11 @@ type Conn struct {
 	// bools on their own would cost a padded word).
 	slot   bool
 	parked bool
+	// acme: the handshake negotiated ProtoACMETLS (set before phDone).
+	acme bool
+	// lookup: where the goroutine stands in a certificate lookup
+	// (lookup.go).
+	lookup lookupState
 	tc     *tls.Conn // set with the ClientHello; the loop's after phDone
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -22,6 +22,16 @@
 // beyond that, connections wait in a bounded FIFO queue without a goroutine
 // of their own and are served by the goroutines that finish first.
 //
+// # Certificate lookups
+//
+// The Config's GetConfigForClient and GetCertificate run on the handshake
+// goroutine and may wait on the network (autocert obtains a name's first
+// certificate there). The handshake timeout does not count their time; one
+// that runs past Config.SlowLookup gives its slot up until it returns, and
+// at most Config.MaxSlowLookups wait so at once (lookup.go). A handshake
+// that negotiates ProtoACMETLS (an ACME TLS-ALPN-01 validation) is answered
+// by its certificate alone: Conn.ACMEChallenge tells the engine to close it.
+//
 // # Back-pressure
 //
 // A Conn holds at most MaxBuffered bytes of ciphertext that crypto/tls has

@@ -43,6 +43,9 @@ var (
 	// errEvicted closes the transport of the oldest parked handshake when
 	// the parked bound is reached.
 	errEvicted = errors.New("tlsstate: handshake evicted: oldest of too many waiting for their clients")
+	// errLookupRefused is what a certificate lookup returns, without
+	// running, while MaxSlowLookups others are slow.
+	errLookupRefused = errors.New("tlsstate: certificate lookup refused: too many handshakes waiting on slow lookups")
 	// errNotTLS and friends describe loop-side hello failures.
 	errNotTLS       = errors.New("first record is not a TLS handshake")
 	errOverflow     = errors.New("ClientHello larger than the ciphertext buffer")

@@ -9,7 +9,9 @@ import (
 )
 
 // blockingCertTLS is serverTLS with a certificate lookup that blocks until
-// hold is closed: a handshake holds its limiter slot meanwhile.
+// hold is closed. A handshake holds its limiter slot meanwhile only with a
+// Config.SlowLookup longer than the test (otherwise the lookup turns slow
+// and gives its slot up).
 func blockingCertTLS(t testing.TB, hold <-chan struct{}) *tls.Config {
 	cert := getPKI(t).a
 	return &tls.Config{GetCertificate: func(*tls.ClientHelloInfo) (*tls.Certificate, error) {

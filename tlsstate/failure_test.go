@@ -291,7 +291,8 @@ func TestLimiterQueuesWithoutGoroutines(t *testing.T) {
 	hold := make(chan struct{})
 	var unhold sync.Once
 	defer unhold.Do(func() { close(hold) })
-	s := newServer(t, Config{TLS: blockingCertTLS(t, hold), MaxHandshakes: 2, MaxQueued: 2, HandshakeTimeout: time.Minute})
+	s := newServer(t, Config{TLS: blockingCertTLS(t, hold), MaxHandshakes: 2, MaxQueued: 2, HandshakeTimeout: time.Minute,
+		SlowLookup: time.Hour})
 	base := runtime.NumGoroutine()
 	var conns []*Conn
 	var chans []chan struct{}
@@ -348,7 +349,8 @@ func TestQueuedConnTimesOut(t *testing.T) {
 	h := hello13(t)
 	hold := make(chan struct{})
 	defer close(hold)
-	s := newServer(t, Config{TLS: blockingCertTLS(t, hold), MaxHandshakes: 1, HandshakeTimeout: 100 * time.Millisecond})
+	s := newServer(t, Config{TLS: blockingCertTLS(t, hold), MaxHandshakes: 1, HandshakeTimeout: 100 * time.Millisecond,
+		SlowLookup: time.Hour})
 	n0, _ := notifier()
 	first := s.NewConn(n0)
 	defer first.Release()

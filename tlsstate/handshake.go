@@ -60,12 +60,15 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 	c.blocking = false
 	c.signal = nil // only a blocking Read waits on it; wakeLocked skips nil
 	c.stamps.mark(&c.stamps.established, now)
+	c.acme = cs.NegotiatedProtocol == ProtoACMETLS
 	c.phase = phDone
 	c.s.stats.established(&cs, &c.stamps)
 	c.notifyLocked()
 }
 
-// onTimeout runs on a timer goroutine when the handshake deadline passes.
+// onTimeout runs on a timer goroutine when the handshake deadline passes,
+// or, during a certificate lookup, when the lookup has become slow
+// (lookup.go).
 func (c *Conn) onTimeout() {
 	c.mu.Lock()
 	switch c.phase {
@@ -76,9 +79,22 @@ func (c *Conn) onTimeout() {
 		c.s.dequeue(c)
 		return
 	case phRunning:
-		// Wake the goroutine; run classifies the error as a timeout.
-		c.trErr = errTimeout
-		c.stopLocked(errTimeout)
+		switch c.lookup {
+		case lookupFast:
+			c.markSlowLocked()
+		case lookupSlow:
+			// A late firing: a slow lookup has no timer.
+		default:
+			if rem := time.Until(c.deadlineLocked()); rem > 0 {
+				// A late slow-lookup firing: the lookup is over and
+				// moved the deadline.
+				c.timer.Reset(rem)
+				break
+			}
+			// Wake the goroutine; run classifies the error as a timeout.
+			c.trErr = errTimeout
+			c.stopLocked(errTimeout)
+		}
 	}
 	c.mu.Unlock()
 }
@@ -106,6 +122,9 @@ func (c *Conn) notifyLocked() {
 
 // classifyHandshake maps a crypto/tls handshake error to a Reason.
 func classifyHandshake(err error) Reason {
+	if errors.Is(err, errLookupRefused) {
+		return ReasonLookupRefused
+	}
 	var rh tls.RecordHeaderError
 	if errors.As(err, &rh) {
 		return ReasonBadRecord

@@ -135,6 +135,7 @@ func TestALPN(t *testing.T) {
 		{"client http1 only", both, []string{"http/1.1"}, "http/1.1", false},
 		{"default server protos", nil, both, "http/1.1", false},
 		{"no overlap", nil, []string{"h2"}, "", true},
+		{"acme-tls/1", append(both, ProtoACMETLS), []string{ProtoACMETLS}, ProtoACMETLS, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,6 +168,9 @@ func TestALPN(t *testing.T) {
 			l.do(func(c *Conn) {
 				if got := c.Info().NegotiatedProtocol; got != tc.want {
 					t.Errorf("Info ALPN %q, want %q", got, tc.want)
+				}
+				if got := c.ACMEChallenge(); got != (tc.want == ProtoACMETLS) {
+					t.Errorf("ACMEChallenge() = %v with ALPN %q", got, tc.want)
 				}
 			})
 			if st := e.s.Stats(); st.ByALPN[tc.want] != 1 {

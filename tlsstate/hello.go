@@ -31,10 +31,11 @@ const (
 // handshake records. It only checks what it must to decide that; crypto/tls
 // validates the rest. It is incremental: each call resumes where the last
 // one stopped, so feeding a hello byte by byte costs linear time.
+// Its offsets are int32 (they stay below MaxBuffered) to keep Conn small.
 type helloScanner struct {
-	off  int     // start of the record being scanned
-	got  int     // handshake payload bytes seen in complete records before off
-	need int     // length of the ClientHello with its header; 0 until known
+	off  int32   // start of the record being scanned
+	got  int32   // handshake payload bytes seen in complete records before off
+	need int32   // length of the ClientHello with its header; 0 until known
 	hdr  [4]byte // handshake message header, as far as seen
 }
 
@@ -47,7 +48,7 @@ func (h *helloScanner) scan(buf []byte) (helloStatus, Reason, error) {
 	if buf[0] != recordTypeHandshake {
 		return helloBad, ReasonNotTLS, errNotTLS
 	}
-	for h.off < len(buf) {
+	for int(h.off) < len(buf) {
 		rec := buf[h.off:]
 		if rec[0] != recordTypeHandshake {
 			return helloBad, ReasonBadRecord, errors.New("non-handshake record inside ClientHello")
@@ -67,30 +68,32 @@ func (h *helloScanner) scan(buf []byte) (helloStatus, Reason, error) {
 			payload = payload[:n]
 		}
 		// Fill the 4-byte message header from this record's payload.
-		for i := 0; h.got+i < len(h.hdr) && i < len(payload); i++ {
-			h.hdr[h.got+i] = payload[i]
+		got := int(h.got)
+		for i := 0; got+i < len(h.hdr) && i < len(payload); i++ {
+			h.hdr[got+i] = payload[i]
 		}
-		seen := h.got + len(payload)
+		seen := got + len(payload)
 		if h.need == 0 && seen >= len(h.hdr) {
 			if h.hdr[0] != handshakeClientHello {
 				return helloBad, ReasonBadRecord, errors.New("first handshake message is not a ClientHello")
 			}
-			h.need = len(h.hdr) + (int(h.hdr[1])<<16 | int(h.hdr[2])<<8 | int(h.hdr[3]))
+			need := len(h.hdr) + (int(h.hdr[1])<<16 | int(h.hdr[2])<<8 | int(h.hdr[3]))
 			// The hello and at least one record header must fit.
-			if h.need+recordHeaderLen > MaxBuffered {
+			if need+recordHeaderLen > MaxBuffered {
 				return helloBad, ReasonOverflow, errOverflow
 			}
+			h.need = int32(need)
 		} else if h.need == 0 && seen > 0 && h.hdr[0] != handshakeClientHello {
 			return helloBad, ReasonBadRecord, errors.New("first handshake message is not a ClientHello")
 		}
-		if h.need > 0 && seen >= h.need {
+		if h.need > 0 && seen >= int(h.need) {
 			return helloComplete, ReasonNone, nil
 		}
 		if len(payload) < n {
 			return helloPartial, ReasonNone, nil // rescan this record later
 		}
-		h.got = seen
-		h.off += recordHeaderLen + n
+		h.got = int32(seen)
+		h.off += int32(recordHeaderLen + n)
 	}
 	return helloPartial, ReasonNone, nil
 }

@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"crypto/tls"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,20 +23,27 @@ import (
 // trip, and each of those costs the attacker a server flight's worth of our
 // CPU (a few hundred microseconds), so with the defaults that takes a few
 // hundred milliseconds on any number of cores.
+//
+// A certificate lookup that turns out slow (see Config.SlowLookup) gives its
+// slot up the same way, until it returns; at most MaxSlowLookups may wait so
+// (lookup.go).
 type Server struct {
-	tls       *tls.Config
-	timeout   time.Duration
-	maxHS     int
-	maxParked int
-	maxQueue  int
-	mu        sync.Mutex
-	computing int // goroutines holding a slot
-	alive     int // handshake goroutines alive: computing, parked or reclaiming
-	reclaim   int // parked goroutines waiting for a slot to go on
-	freed     chan struct{}
-	queue     list.List // of *Conn waiting for a goroutine
-	parked    list.List // of *Conn whose goroutine waits for its client, oldest first
-	stats     counters  // atomics, plus its own lock for maps
+	tls        *tls.Config
+	timeout    time.Duration
+	maxHS      int
+	maxParked  int
+	maxQueue   int
+	slowLookup time.Duration
+	maxSlow    int32
+	slow       atomic.Int32 // handshake goroutines inside a slow lookup
+	mu         sync.Mutex
+	computing  int // goroutines holding a slot
+	alive      int // handshake goroutines alive: computing, parked or reclaiming
+	reclaim    int // parked goroutines waiting for a slot to go on
+	freed      chan struct{}
+	queue      list.List // of *Conn waiting for a goroutine
+	parked     list.List // of *Conn whose goroutine waits for its client, oldest first
+	stats      counters  // atomics, plus its own lock for maps
 }
 
 // NewServer validates cfg, applies the defaults and returns a Server.
@@ -45,12 +53,15 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		tls:       c.TLS,
-		timeout:   c.HandshakeTimeout,
-		maxHS:     c.MaxHandshakes,
-		maxParked: c.MaxParked,
-		maxQueue:  c.MaxQueued,
+		tls:        c.TLS,
+		timeout:    c.HandshakeTimeout,
+		maxHS:      c.MaxHandshakes,
+		maxParked:  c.MaxParked,
+		maxQueue:   c.MaxQueued,
+		slowLookup: c.SlowLookup,
+		maxSlow:    int32(min(c.MaxSlowLookups, 1<<30)),
 	}
+	wrapLookups(s.tls)
 	s.stats.init()
 	return s, nil
 }
@@ -116,16 +127,7 @@ func (s *Server) next(prev *Conn) *Conn {
 // more than maxParked parked goroutines, the oldest is evicted.
 func (s *Server) park(c *Conn) {
 	s.mu.Lock()
-	if c.slot {
-		c.slot = false
-		if next := s.popIfRoomLocked(); next != nil {
-			next.slot = true
-			s.alive++
-			go s.worker(next)
-		} else {
-			s.releaseLocked()
-		}
-	}
+	s.giveUpSlotLocked(c)
 	c.elem, c.parked = s.parked.PushBack(c), true
 	var victim *Conn
 	if s.parked.Len() > s.maxParked {
@@ -135,6 +137,22 @@ func (s *Server) park(c *Conn) {
 	s.mu.Unlock()
 	if victim != nil {
 		victim.evict()
+	}
+}
+
+// giveUpSlotLocked takes c's slot, if it holds one, and passes it to a
+// queued connection (on a new goroutine) or back to the pool.
+func (s *Server) giveUpSlotLocked(c *Conn) {
+	if !c.slot {
+		return
+	}
+	c.slot = false
+	if next := s.popIfRoomLocked(); next != nil {
+		next.slot = true
+		s.alive++
+		go s.worker(next)
+	} else {
+		s.releaseLocked()
 	}
 }
 

@@ -74,6 +74,9 @@ const (
 	// flight while MaxParked others did too, and it was the oldest: it
 	// made room for a newer one.
 	ReasonEvicted
+	// ReasonLookupRefused means the handshake reached a certificate lookup
+	// while Config.MaxSlowLookups others were waiting on slow ones.
+	ReasonLookupRefused
 
 	numReasons
 )
@@ -90,6 +93,7 @@ var reasonNames = [...]string{
 	ReasonOverflow:       "overflow",
 	ReasonAborted:        "aborted",
 	ReasonEvicted:        "evicted",
+	ReasonLookupRefused:  "lookup_refused",
 }
 
 // String returns the reason's snake_case name, e.g. "not_tls".

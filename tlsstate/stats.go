@@ -14,7 +14,8 @@ type Stats struct {
 	// Failed counts connections that failed before being established, by
 	// Reason name ("timeout", "not_tls", "bad_record", "alert",
 	// "handshake_error", "client_gone", "limiter_refused", "overflow",
-	// "aborted", "evicted"). Every name is present, zero or not.
+	// "aborted", "evicted", "lookup_refused"). Every name is present, zero
+	// or not.
 	Failed map[string]uint64
 	// ConnErrors counts established connections that failed later, by
 	// Reason name (mostly "bad_record" and "alert").
@@ -31,6 +32,11 @@ type Stats struct {
 	// them holding a limiter slot (the rest wait for their client), Queued
 	// the number of connections waiting for a goroutine.
 	InFlight, Computing, Queued int
+	// SlowLookups is the number of handshake goroutines inside a slow
+	// certificate lookup (one that ran past Config.SlowLookup; they hold
+	// no slot), and SlowLookupsTotal counts the lookups that became slow.
+	SlowLookups      int
+	SlowLookupsTotal uint64
 	// HandshakeTime sums, over completed handshakes, the time from the
 	// first ciphertext byte to established; HandshakeMax is the largest.
 	HandshakeTime, HandshakeMax time.Duration
@@ -69,7 +75,7 @@ type counters struct {
 	full, resumed, abandoned atomic.Uint64
 	failed, connErr          [numReasons]atomic.Uint64
 	hsTotal, hsMax           atomic.Int64
-	responses                atomic.Uint64
+	responses, slowLookups   atomic.Uint64
 	respTotal, respMax       atomic.Int64
 	hsHist, helloHist        histogram
 	queueHist, runHist       histogram
@@ -126,16 +132,18 @@ func storeMax(m *atomic.Int64, v int64) {
 func (s *Server) Stats() Stats {
 	k := &s.stats
 	st := Stats{
-		Full:          k.full.Load(),
-		Resumed:       k.resumed.Load(),
-		Abandoned:     k.abandoned.Load(),
-		Failed:        make(map[string]uint64, numReasons-1),
-		ConnErrors:    make(map[string]uint64, numReasons-1),
-		HandshakeTime: time.Duration(k.hsTotal.Load()),
-		HandshakeMax:  time.Duration(k.hsMax.Load()),
-		Responses:     k.responses.Load(),
-		ResponseDelay: time.Duration(k.respTotal.Load()),
-		ResponseMax:   time.Duration(k.respMax.Load()),
+		Full:             k.full.Load(),
+		Resumed:          k.resumed.Load(),
+		Abandoned:        k.abandoned.Load(),
+		Failed:           make(map[string]uint64, numReasons-1),
+		ConnErrors:       make(map[string]uint64, numReasons-1),
+		HandshakeTime:    time.Duration(k.hsTotal.Load()),
+		HandshakeMax:     time.Duration(k.hsMax.Load()),
+		Responses:        k.responses.Load(),
+		SlowLookups:      int(s.slow.Load()),
+		SlowLookupsTotal: k.slowLookups.Load(),
+		ResponseDelay:    time.Duration(k.respTotal.Load()),
+		ResponseMax:      time.Duration(k.respMax.Load()),
 		Phases: Phases{Handshake: k.hsHist.snapshot(), Hello: k.helloHist.snapshot(),
 			Queue: k.queueHist.snapshot(), Run: k.runHist.snapshot(), Response: k.respHist.snapshot()},
 	}

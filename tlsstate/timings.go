@@ -11,6 +11,10 @@ type Timings struct {
 	StartedAt       time.Time // handshake goroutine picked the connection up
 	EstablishedAt   time.Time // handshake done
 	FirstResponseAt time.Time // set by MarkFirstResponse
+	// Lookup is the time the handshake spent in the server's certificate
+	// lookups (GetConfigForClient, GetCertificate), which the handshake
+	// timeout does not count.
+	Lookup time.Duration
 }
 
 // Handshake is the time from the first ciphertext byte to established, or
@@ -34,10 +38,12 @@ func since(from, to time.Time) time.Duration {
 
 // stamps is how a Conn keeps its Timings: the accept time in full and each
 // later moment as its offset from it (0: not yet). That is 64 bytes instead
-// of the 144 of six time.Time values, and every idle connection holds one.
+// of the 144 of six time.Time values, and every idle connection holds one
+// (72 with the lookup time).
 type stamps struct {
 	accepted                                              time.Time
 	firstByte, hello, started, established, firstResponse time.Duration
+	lookup                                                time.Duration // a sum, not a moment
 }
 
 // mark records t as the moment *d unless that moment is already recorded.
@@ -63,5 +69,6 @@ func (s *stamps) timings() Timings {
 		StartedAt:       s.at(s.started),
 		EstablishedAt:   s.at(s.established),
 		FirstResponseAt: s.at(s.firstResponse),
+		Lookup:          s.lookup,
 	}
 }

@@ -6,6 +6,7 @@
 //	    [-max-conns N] [-static-dir DIR] [-middleware] [-http2=false]
 //	    [-reuseport] [-drain-delay D] [-health-addr 127.0.0.1:9101]
 //	    [-proxy-protocol 127.0.0.1,10.0.0.0/8] [-metrics=false]
+//	    [-acme-dir URL -acme-domain NAME[,NAME] [-acme-cache DIR]]
 //
 // With -tls-addr it also serves the same routes over HTTPS; without -cert
 // and -key it makes an in-memory self-signed ECDSA P-256 certificate. Both
@@ -62,6 +63,13 @@
 // finish (10 s at most). With -reuseport a new release can bind the same
 // addresses while this one drains (examples/restart/restart.sh); -health-addr
 // is a listener of this process alone, to probe its /readyz.
+//
+// With -acme-dir (an ACME directory URL; off by default) the -tls-addr
+// listener gets its certificates for -acme-domain automatically (acme.go,
+// with golang.org/x/crypto/acme/autocert): TLS-ALPN-01 on -tls-addr, and on
+// -addr the HTTP-01 challenges and a redirect to HTTPS instead of the
+// routes; -acme-cache keeps the account and certificates on disk. In
+// production: -addr :80 -tls-addr :443, and the names' DNS pointing here.
 //
 // With -proxy-protocol (a comma-separated list of trusted networks or
 // addresses) the -addr and -tls-addr listeners read the PROXY protocol, v1
@@ -124,14 +132,19 @@ func main() {
 		useMiddleware(app, slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	}
 
-	if *addr != "" {
+	if *acmeDir != "" { // acme.go
+		if err := startACME(app, *addr, *tlsAddr, *certFile != "" || *keyFile != ""); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if *addr != "" && *acmeDir == "" {
 		bound, err := app.Start(*addr, listenOptions()...)
 		if err != nil {
 			log.Fatal(err)
 		}
 		fmt.Printf("listening on http://%s\n", bound)
 	}
-	if *tlsAddr != "" {
+	if *tlsAddr != "" && *acmeDir == "" {
 		cfg, err := tlsConfig(*certFile, *keyFile)
 		if err != nil {
 			log.Fatal(err)

@@ -1,0 +1,136 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gwist/gwist/internal/hostile"
+)
+
+// soakEnv sets the hostile soak's length (a Go duration); the soak runs
+// only when it is set: CI runs it apart, after make test, with nothing
+// else loading the machine (.ci/run: GWIST_SOAK=15s); GWIST_SOAK=60s is
+// the full one.
+const soakEnv = "GWIST_SOAK"
+
+// The hostile-client soak: every attack of issue 21 at once against
+// examples/hello as its own process, with a live client beside them:
+//   - a WebSocket client that floods pings and never reads (dropped, 1008);
+//   - one that floods pings and reads the pongs (held to its pace);
+//   - WebSocket peers that send 16 × 64 KiB to the echo route and never
+//     read (held back by TCP, then ended by the write timeout);
+//   - 11 h2c connections with 100 stalled uploads each (a share of the
+//     pool each, 408 after the body read timeout).
+//
+// The live client (GET / every 10 ms, from 2 s in) gets 200 every time
+// with a p99 under 50 ms, and within a minute of the attack's end the
+// server has given its memory back: its anonymous RSS (RssAnon; VmRSS
+// adds the binary's pages, which grow as code first runs) is back within
+// 20 % of where it started, or 16 MiB where that is more. A Go process
+// keeps some of a burst for good: the collector's metadata for the heap
+// arenas it mapped and pages it returns lazily, about 9 MB here after
+// peaks of 120 to 480 MB (an idle examples/hello starts at 2 MB). Without
+// the engine's release (engine/memrelease.go) it kept 40 to 140 MB.
+func TestHostileSoak(t *testing.T) {
+	v := os.Getenv(soakEnv)
+	if v == "" {
+		t.Skipf("%s not set (the hostile soak runs on its own: GWIST_SOAK=60s go test -run TestHostileSoak ./examples/hello)", soakEnv)
+	}
+	dur, err := time.ParseDuration(v)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", soakEnv, v, err)
+	}
+	addr := freeAddr(t)
+	p := startHelloProcess(t, "http://"+addr+"/", "-addr", addr)
+	rss, err := hostile.SampleRSS(p.cmd.Process.Pid, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dur+time.Minute)
+	defer cancel()
+	var (
+		wg                  sync.WaitGroup
+		flood, floodReading hostile.PingFloodResult
+		noread              hostile.NoReadEchoResult
+		stall               hostile.H2StallResult
+		probe               hostile.ProbeResult
+	)
+	wg.Go(func() {
+		flood = hostile.PingFlood(ctx, hostile.PingFloodConfig{Addr: addr, Path: "/ws", Conns: 1, Duration: dur})
+	})
+	wg.Go(func() {
+		floodReading = hostile.PingFlood(ctx, hostile.PingFloodConfig{Addr: addr, Path: "/ws", Conns: 1, ReadPongs: true,
+			ReadRate: 8 << 20, Duration: dur})
+	})
+	wg.Go(func() {
+		noread = hostile.NoReadEcho(ctx, hostile.NoReadEchoConfig{Addr: addr, Path: "/ws", Conns: 1000, Duration: dur})
+	})
+	wg.Go(func() {
+		stall = hostile.H2StalledUploads(ctx, hostile.H2StallConfig{Addr: addr, Conns: 11, Streams: 100, Duration: dur})
+	})
+	wg.Go(func() {
+		select {
+		case <-time.After(2 * time.Second): // once the attack's connections are set up
+		case <-ctx.Done():
+		}
+		probe = hostile.LiveProbe(ctx, hostile.ProbeConfig{URL: "http://" + addr + "/", Duration: dur - 2*time.Second})
+	})
+	wg.Wait()
+	const mb = 1 << 20
+	rss.MarkEnd()
+	before := rss.Now().AnonBefore
+	allowed := max(before/5, 16*mb)
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if _, anon, err := hostile.ReadMem(p.cmd.Process.Pid); err != nil || anon-before <= allowed {
+			break
+		}
+	}
+	mem := rss.Stop()
+	t.Logf("live GET: %d, %d not 200 (%v), p50 %v, p99 %v, max %v", probe.Count, probe.Non200, probe.Statuses, probe.P50, probe.P99, probe.Max)
+	t.Logf("anonymous RSS MB: before %d, peak %d, at the end %d, then %d %v after the attack; VmRSS %d / %d / %d",
+		mem.AnonBefore/mb, mem.AnonPeak/mb, mem.AnonEnd/mb, mem.AnonAfter/mb, mem.AfterWait.Round(100*time.Millisecond),
+		mem.Before/mb, mem.Peak/mb, mem.After/mb)
+	t.Logf("ping flood: closed by the server %v at %v; reading flood: %d pings, %d pongs; non-reading peers: %d dialed, %d blocked, %d closed by the server; stalled streams: %v",
+		flood.Conns[0].ClosedByServer, flood.Conns[0].ClosedAt, floodReading.PingsSent, floodReading.Pongs,
+		noread.Dialed, countBlocked(noread), countClosed(noread), stall.Outcomes)
+
+	if probe.Count < int(dur/(20*time.Millisecond)) || probe.Non200 != 0 {
+		t.Errorf("live client: %d requests, %d not 200 (%v, first error %q)", probe.Count, probe.Non200, probe.Statuses, probe.FirstError)
+	}
+	if probe.P99 > 50*time.Millisecond {
+		t.Errorf("live client p99 %v, want under 50 ms", probe.P99)
+	}
+	if !flood.Conns[0].ClosedByServer || flood.Conns[0].ClosedAt > 10*time.Second {
+		t.Errorf("the non-reading ping flood was not dropped within 10 s: %+v", flood.Conns[0])
+	}
+	if noread.Dialed == 0 || stall.Opened == 0 {
+		t.Errorf("attacks did not start: %d WebSocket peers, %d HTTP/2 streams", noread.Dialed, stall.Opened)
+	}
+	if mem.AnonAfter-mem.AnonBefore > allowed {
+		t.Errorf("anonymous RSS %d KiB a minute after the attack: %d KiB above the %d KiB it started at (peak %d KiB), want at most %d KiB more",
+			mem.AnonAfter>>10, (mem.AnonAfter-mem.AnonBefore)>>10, mem.AnonBefore>>10, mem.AnonPeak>>10, allowed>>10)
+	}
+}
+
+func countBlocked(r hostile.NoReadEchoResult) (n int) {
+	for _, c := range r.Conns {
+		if c.Blocked {
+			n++
+		}
+	}
+	return n
+}
+
+func countClosed(r hostile.NoReadEchoResult) (n int) {
+	for _, c := range r.Conns {
+		if c.ClosedByServer {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,127 @@
+package hostile
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// ProbeConfig configures [LiveProbe].
+type ProbeConfig struct {
+	// URL is what the live client GETs (e.g. "http://127.0.0.1:8080/").
+	URL string
+	// Interval is the time between the starts of two requests (default
+	// 10 ms); a request slower than that delays the next, never overlaps it.
+	Interval time.Duration
+	// Timeout bounds one request (default 5 s).
+	Timeout time.Duration
+	// Duration bounds the probe (0: until ctx is done).
+	Duration time.Duration
+}
+
+// ProbeResult is what [LiveProbe] returns. Latencies cover every request,
+// failed ones included (a timeout counts as its full wait).
+type ProbeResult struct {
+	Count  int
+	OK     int // 200s
+	Non200 int // Count - OK: other statuses and failed requests
+	Errors int // requests without a response (refused, reset, timed out)
+	// Statuses counts the responses by status code.
+	Statuses      map[int]int
+	P50, P99, Max time.Duration
+	FirstError    string `json:",omitempty"`
+	// FirstNon200 is when the first request that was not a 200 started.
+	FirstNon200 time.Duration
+	Elapsed     time.Duration
+}
+
+// LiveProbe is a well-behaved client beside an attack: sequential GETs of
+// cfg.URL at a fixed rate over one keep-alive HTTP/1.1 connection (a new
+// one when the server closes it), until the duration passes or ctx is done.
+func LiveProbe(ctx context.Context, cfg ProbeConfig) ProbeResult {
+	if cfg.Interval <= 0 {
+		cfg.Interval = 10 * time.Millisecond
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	ctx, cancel := withDuration(ctx, cfg.Duration)
+	defer cancel()
+	tr := &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: cfg.Timeout}
+
+	res := ProbeResult{Statuses: map[int]int{}}
+	var lat []time.Duration
+	start := time.Now()
+	t := time.NewTicker(cfg.Interval)
+	defer t.Stop()
+	for {
+		t0 := time.Now()
+		status, err := get(ctx, client, cfg.URL)
+		if ctx.Err() != nil && err != nil {
+			break // cut by the end of the probe: not the server's doing
+		}
+		lat = append(lat, time.Since(t0))
+		res.Count++
+		switch {
+		case err != nil:
+			res.Errors++
+			if res.FirstError == "" {
+				res.FirstError = err.Error()
+			}
+		case status == http.StatusOK:
+			res.OK++
+		default:
+			res.Statuses[status]++
+		}
+		if (err != nil || status != http.StatusOK) && res.Non200 == 0 {
+			res.FirstNon200 = t0.Sub(start)
+		}
+		if err != nil || status != http.StatusOK {
+			res.Non200++
+		}
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+			continue
+		}
+		break
+	}
+	res.Statuses[http.StatusOK] = res.OK
+	res.Elapsed = time.Since(start)
+	slices.Sort(lat)
+	res.P50, res.P99 = Percentile(lat, 0.50), Percentile(lat, 0.99)
+	if len(lat) > 0 {
+		res.Max = lat[len(lat)-1]
+	}
+	return res
+}
+
+// get does one GET and reads the body to the end (so the connection is
+// reused).
+func get(ctx context.Context, client *http.Client, url string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, err
+}
+
+// Percentile returns the p-quantile (0 < p <= 1, nearest rank) of sorted
+// latencies, 0 when there are none.
+func Percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted))*p+0.999999) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
