@@ -40,7 +40,13 @@ func WithTLSHandshakeTimeout(d time.Duration) Option {
 // handshake that reaches a lookup fails at once (its client gets an
 // internal_error alert; Stats().TLS.Failed["lookup_refused"]) rather than
 // adding to them. Default 4 × WithMaxHandshakes (256 per CPU).
-func WithMaxSlowCertLookups(n int) Option { return func(c *config) { c.tls.MaxSlowLookups = n } }
+func WithMaxSlowCertLookups(n int) Option {
+	return func(c *config) {
+		if c.count("WithMaxSlowCertLookups", int64(n), "4 × WithMaxHandshakes") {
+			c.tls.MaxSlowLookups = n
+		}
+	}
+}
 
 // WithMaxHandshakes bounds the TLS handshakes running at once (default 64
 // per CPU). Further connections wait, without a goroutine, in a bounded
