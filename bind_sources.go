@@ -47,13 +47,12 @@ func (c *Ctx) Bind(v any, opts ...BindOption) error {
 	if err != nil {
 		return err
 	}
-	var errs FieldErrors
+	var b binding
 	if si.bound[srcHeader] {
-		si.fill(rv, srcHeader, c.headerValues, &errs)
+		si.fill(rv, srcHeader, c.headerValues, &b)
 	}
 	if si.bound[srcQuery] {
-		q := c.QueryValues()
-		si.fill(rv, srcQuery, queryGetter(q), &errs)
+		si.fill(rv, srcQuery, queryGetter(c.QueryValues()), &b)
 	}
 	if c.hasBody() {
 		switch mt := c.mediaType(); {
@@ -62,7 +61,7 @@ func (c *Ctx) Bind(v any, opts ...BindOption) error {
 				return err
 			}
 		case mt == "application/x-www-form-urlencoded" || mt == "multipart/form-data":
-			if err := c.fillForm(rv, si, &errs); err != nil {
+			if err := c.fillForm(rv, si, &b); err != nil {
 				return err
 			}
 		default:
@@ -71,9 +70,9 @@ func (c *Ctx) Bind(v any, opts ...BindOption) error {
 		}
 	}
 	if si.bound[srcPath] {
-		si.fill(rv, srcPath, c.paramValues, &errs)
+		si.fill(rv, srcPath, c.paramValues, &b)
 	}
-	return c.bound(v, errs)
+	return c.bound(v, &b)
 }
 
 // BindQuery fills the fields of v tagged `query:"name"` from the query
@@ -103,11 +102,11 @@ func (c *Ctx) BindForm(v any) error {
 	if err != nil {
 		return err
 	}
-	var errs FieldErrors
-	if err := c.fillForm(rv, si, &errs); err != nil {
+	var b binding
+	if err := c.fillForm(rv, si, &b); err != nil {
 		return err
 	}
-	return c.bound(v, errs)
+	return c.bound(v, &b)
 }
 
 func (c *Ctx) bindFrom(v any, src int, getter func() func(string) []string) error {
@@ -115,15 +114,19 @@ func (c *Ctx) bindFrom(v any, src int, getter func() func(string) []string) erro
 	if err != nil {
 		return err
 	}
-	var errs FieldErrors
-	si.fill(rv, src, getter(), &errs)
-	return c.bound(v, errs)
+	var b binding
+	si.fill(rv, src, getter(), &b)
+	return c.bound(v, &b)
 }
 
-// bound ends a Bind: the fields that did not parse, else the validation.
-func (c *Ctx) bound(v any, errs FieldErrors) error {
-	if len(errs) > 0 {
-		return &HTTPError{Code: http.StatusBadRequest, Message: "invalid request: " + errs.Error(), Err: errs}
+// bound ends a Bind: a field it could not fill (a 500), the fields that
+// did not parse (a 400), else the validation.
+func (c *Ctx) bound(v any, b *binding) error {
+	if b.typeErr != nil {
+		return b.typeErr
+	}
+	if len(b.errs) > 0 {
+		return &HTTPError{Code: http.StatusBadRequest, Message: "invalid request: " + b.errs.Error(), Err: b.errs}
 	}
 	return c.Validate(v)
 }
@@ -140,12 +143,12 @@ func bindTarget(v any) (reflect.Value, *structInfo, error) {
 	return rv.Elem(), structInfoOf(rv.Type()), nil
 }
 
-func (c *Ctx) fillForm(rv reflect.Value, si *structInfo, errs *FieldErrors) error {
+func (c *Ctx) fillForm(rv reflect.Value, si *structInfo, b *binding) error {
 	form, err := c.Form()
 	if err != nil {
 		return err
 	}
-	si.fill(rv, srcForm, queryGetter(form), errs)
+	si.fill(rv, srcForm, queryGetter(form), b)
 	return nil
 }
 

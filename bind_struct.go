@@ -2,6 +2,7 @@ package gwist
 
 import (
 	"encoding"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -149,8 +150,9 @@ func tagName(sf reflect.StructField, tag string) string {
 
 // fill sets the fields of the struct rv that src names, from the values
 // get returns for each name (nil: absent), and adds a FieldError for each
-// value that does not parse.
-func (s *structInfo) fill(rv reflect.Value, src int, get func(name string) []string, errs *FieldErrors) {
+// value that does not parse. A field of a type it cannot fill is the
+// handler's mistake: its error goes to b.typeErr.
+func (s *structInfo) fill(rv reflect.Value, src int, get func(name string) []string, b *binding) {
 	for i := range s.fields {
 		f := &s.fields[i]
 		name := f.names[src]
@@ -165,8 +167,12 @@ func (s *structInfo) fill(rv reflect.Value, src int, get func(name string) []str
 		if err == nil {
 			err = setField(fv, vals)
 		}
-		if err != nil {
-			*errs = append(*errs, FieldError{Field: name, In: sourceNames[src], Message: err.Error()})
+		var te *bindTypeError
+		switch {
+		case errors.As(err, &te):
+			b.typeErr = te // the handler's mistake, not the client's: a 500
+		case err != nil:
+			b.errs = append(b.errs, FieldError{Field: name, In: sourceNames[src], Message: err.Error()})
 		}
 	}
 }
@@ -278,10 +284,22 @@ func setScalar(v reflect.Value, s string) error {
 	case reflect.Slice: // []byte
 		v.SetBytes([]byte(s))
 	default:
-		return fmt.Errorf("gwist: cannot bind into a field of type %s", v.Type())
+		return &bindTypeError{v.Type()}
 	}
 	return nil
 }
+
+// binding is what one Bind call found wrong.
+type binding struct {
+	errs    FieldErrors // values that do not parse: a 400
+	typeErr error       // a field Bind cannot fill: the handler's bug
+}
+
+// bindTypeError: a tagged field of a type Bind cannot fill (a bug in the
+// handler's struct: Bind returns it as is, a 500, and never to the client).
+type bindTypeError struct{ t reflect.Type }
+
+func (e *bindTypeError) Error() string { return "gwist: Bind cannot fill a field of type " + e.t.String() }
 
 func numberError(s, what string, err error, t reflect.Type) error {
 	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {

@@ -212,3 +212,19 @@ func TestBindErrorsNameTheFields(t *testing.T) {
 		t.Fatalf("text/plain: %d %s", code, b)
 	}
 }
+
+// A tagged field Bind cannot fill is the handler's bug: a 500 (logged),
+// never a 400 that blames the client.
+func TestBindUnsupportedField(t *testing.T) {
+	app := gwist.New(gwist.WithErrorHandler(gwist.JSONErrorHandler), gwist.WithLogger(discardLogger()))
+	app.GET("/", func(c *gwist.Ctx) error {
+		var in struct {
+			M map[string]int `query:"m"`
+		}
+		return c.BindQuery(&in)
+	})
+	code, b := send(t, "GET", "http://"+startApp(t, app)+"/?m=1", "", "")
+	if code != 500 || !strings.Contains(string(b), "Internal Server Error") {
+		t.Fatalf("%d %s", code, b)
+	}
+}

@@ -226,7 +226,14 @@ func (nc *netWS) writeLoop(ws *WSConn, drain <-chan struct{}) {
 		case <-nc.wake:
 		}
 		if nc.flush(ws) != nil {
-			_ = nc.conn.Close() // the reader sees it and ends
+			// Nothing will be written any more: writers fail now rather
+			// than wait (a callback waiting would hold up the reader), and
+			// the reader sees the closed connection and ends.
+			ws.mu.Lock()
+			ws.writeDone = true
+			ws.wakeWriters()
+			ws.mu.Unlock()
+			_ = nc.conn.Close()
 			return
 		}
 	}
