@@ -299,7 +299,9 @@ type binding struct {
 // handler's struct: Bind returns it as is, a 500, and never to the client).
 type bindTypeError struct{ t reflect.Type }
 
-func (e *bindTypeError) Error() string { return "gwist: Bind cannot fill a field of type " + e.t.String() }
+func (e *bindTypeError) Error() string {
+	return "gwist: Bind cannot fill a field of type " + e.t.String()
+}
 
 func numberError(s, what string, err error, t reflect.Type) error {
 	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
