@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,8 +32,8 @@ type App struct {
 	router *router.Router[*route]
 	routes []*route
 
-	notFound         HandlerFunc
-	methodNotAllowed HandlerFunc
+	notFound         HandlerFunc // nil: the error handler answers 404
+	methodNotAllowed HandlerFunc // nil: the error handler answers 405
 	appChain         HandlerFunc // app-level middleware around dispatch
 
 	goneErrs goneErrors // handler errors after the client left: see DefaultErrorHandler
@@ -80,18 +79,17 @@ func New(opts ...Option) *App {
 		a.cfg.errorHandler = DefaultErrorHandler
 	}
 	a.rootGroup = Group{app: a}
-	a.notFound = func(c *Ctx) error { return c.String(http.StatusNotFound, "Not Found\n") }
-	a.methodNotAllowed = func(c *Ctx) error {
-		return c.String(http.StatusMethodNotAllowed, "Method Not Allowed\n")
-	}
 	return a
 }
 
-// NotFound sets the handler for requests no route matches.
+// NotFound sets the handler for requests no route matches, instead of
+// the default: a 404 *HTTPError answered by the error handler (so
+// WithErrorHandler decides its body: JSONErrorHandler's is JSON).
 func (a *App) NotFound(h HandlerFunc) { a.mustNotBeFrozen(); a.notFound = h }
 
 // MethodNotAllowed sets the handler for requests whose path exists only for
-// other methods. The Allow header is already set when it runs. App-level
+// other methods, instead of the default: a 405 *HTTPError answered by the
+// error handler. The Allow header is already set when it runs. App-level
 // middleware (App.Use) runs around it, as around NotFound.
 func (a *App) MethodNotAllowed(h HandlerFunc) { a.mustNotBeFrozen(); a.methodNotAllowed = h }
 
@@ -171,6 +169,9 @@ func (a *App) Start(addr string, opts ...ListenOption) (net.Addr, error) {
 // start starts one listener, HTTPS when ts is set. It serves the App, or h
 // when set.
 func (a *App) start(addr string, ts *tlsstate.Server, h engine.Handler, opts []ListenOption) (net.Addr, error) {
+	if err := a.optionsErr(); err != nil {
+		return nil, err
+	}
 	a.freeze()
 	cfg := a.cfg.engine
 	for _, o := range opts {
@@ -178,6 +179,7 @@ func (a *App) start(addr string, ts *tlsstate.Server, h engine.Handler, opts []L
 	}
 	cfg.TLS = ts
 	cfg.Conns = a.connLimit()
+	cfg.Rejected = a.rejected
 	if !cfg.Inline || cfg.StreamBody != nil { // streamed bodies are read on workers
 		w, err := a.sharedWorkers()
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// BindOption changes how BindJSON decodes.
+// BindOption changes how BindJSON (and Bind, for a JSON body) decodes.
 type BindOption func(*bindConfig)
 
 type bindConfig struct {
@@ -39,8 +39,17 @@ func BindAllowMissingContentType() BindOption { return func(c *bindConfig) { c.a
 // BindDisallowUnknownFields, has a key v has no field for. The body is
 // bounded by WithMaxBodyBytes. Decoding copies: v shares no memory with
 // the request. On a route that streams its body it is read here, up to
-// WithMaxBodyBytes too.
+// WithMaxBodyBytes too. Then the App's Validator (WithValidator), if any,
+// checks v (a 400 naming the fields it refuses).
 func (c *Ctx) BindJSON(v any, opts ...BindOption) error {
+	if err := c.decodeJSON(v, opts); err != nil {
+		return err
+	}
+	return c.Validate(v)
+}
+
+// decodeJSON is BindJSON without the validation.
+func (c *Ctx) decodeJSON(v any, opts []BindOption) error {
 	var cfg bindConfig
 	for _, o := range opts {
 		o(&cfg)

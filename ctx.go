@@ -44,6 +44,9 @@ type Ctx struct {
 
 	tlsState *tls.ConnectionState // TLS's copy, made on its first call
 	tlsRead  bool
+
+	typeState uint8  // the Content-Type sniffing of Write (sniff.go)
+	held      []byte // Write's bytes held back for the sniff (sniff.go)
 }
 
 func (c *Ctx) reset(a *App, ex *engine.Exchange) {
@@ -61,6 +64,7 @@ func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 	c.written, c.bodyRead = 0, 0
 	c.handled = nil
 	c.tlsState, c.tlsRead = nil, false
+	c.typeState, c.held = typeUnknown, c.held[:0]
 	if len(c.values) > 0 {
 		clear(c.values)
 		c.values = c.values[:0]
@@ -191,7 +195,12 @@ func (c *Ctx) AddHeader(name, value string) *Ctx {
 func (c *Ctx) ResponseHeader(name string) string { return c.ex.Header.Get(name) }
 
 // Write appends p to the response body (status 200 unless set), so a Ctx is
-// an io.Writer. Once the handler has called Flush, or written more than the
+// an io.Writer. A response without a Content-Type (and without a
+// Content-Encoding) gets the one http.DetectContentType gives its first
+// 512 bytes, as net/http sends: JSON bytes written without a type go out
+// as "text/plain; charset=utf-8", an HTML page as "text/html;
+// charset=utf-8" (set a Content-Type to send another; handlers that set
+// one pay nothing for this). Once the handler has called Flush, or written more than the
 // stream threshold (WithStreamThreshold, 32 KiB), the response streams: the
 // head has gone out and each Write sends its bytes (chunked on HTTP/1.1
 // unless the handler set a Content-Length, until the close for HTTP/1.0),
@@ -201,6 +210,11 @@ func (c *Ctx) ResponseHeader(name string) string { return c.ex.Header.Get(name) 
 // returned here before anything is sent. When a middleware replaced the
 // body writer (SetWriter), p goes through it.
 func (c *Ctx) Write(p []byte) (int, error) {
+	if c.typeState != typeDecided {
+		if n, done, err := c.sniffWrite(p); done {
+			return n, err
+		}
+	}
 	if c.w != nil {
 		c.responded = true
 		return c.w.Write(p)
@@ -217,6 +231,11 @@ func (c *Ctx) Write(p []byte) (int, error) {
 // response is sent whole when the handler returns. When a middleware
 // replaced the body writer (SetWriter), Flush goes through it.
 func (c *Ctx) Flush() error {
+	if c.typeState == typePending {
+		if err := c.endSniff(); err != nil {
+			return err
+		}
+	}
 	if c.w != nil {
 		return c.w.Flush()
 	}

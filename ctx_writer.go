@@ -92,6 +92,23 @@ func (c *Ctx) setBody(s string) error {
 	return nil
 }
 
+// setBodyLine is setBody with s and a line feed, without building the
+// string.
+func (c *Ctx) setBodyLine(s string) error {
+	if c.w != nil || c.ex.Streaming() {
+		if err := c.setBody(s); err != nil {
+			return err
+		}
+		_, err := c.Writer().Write(newline)
+		return err
+	}
+	c.ex.Body = append(append(c.ex.Body[:0], s...), '\n')
+	c.written = int64(len(c.ex.Body))
+	return nil
+}
+
+var newline = []byte{'\n'}
+
 // bytesToString views b as a string for setBody, which copies it.
 func bytesToString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
@@ -155,5 +172,6 @@ func (c *Ctx) ResetResponse() bool {
 	c.responded = false
 	c.written = 0
 	c.handled = nil // the answer to an earlier error is gone: answer the next one
+	c.typeState, c.held = typeUnknown, c.held[:0]
 	return true
 }

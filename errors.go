@@ -45,10 +45,7 @@ func NewHTTPError(code int, message string) *HTTPError {
 }
 
 func (e *HTTPError) Error() string {
-	msg := e.Message
-	if msg == "" {
-		msg = http.StatusText(e.Code)
-	}
+	msg := e.Text()
 	if e.Err != nil {
 		return msg + ": " + e.Err.Error()
 	}
@@ -70,24 +67,55 @@ type ErrorHandler func(c *Ctx, err error)
 // client could flood the log with them: it is counted in
 // Stats().ClientGoneErrors and logged at INFO at most once per second, with
 // the number of such errors left unlogged since the previous line.
+//
+// The router's own answers come here too, as an *HTTPError: 404, 405 (the
+// Allow header already set), the automatic OPTIONS (204, Allow set) and the
+// trailing-slash redirects (301 or 308, Location set), and so do the
+// requests the engine refused after their head (413, 400) and, on the
+// event loop, the worker pool's 503s. A code below 400, and any code
+// whose response has no body, is answered without a body.
 func DefaultErrorHandler(c *Ctx, err error) {
-	var he *HTTPError
-	if !errors.As(err, &he) {
-		if c.ex.Context().Err() != nil {
-			c.app.goneErrs.log(c, err)
-		} else {
-			c.app.logError(c, "gwist: handler error", slog.Any("error", err))
-		}
-		he = &HTTPError{Code: http.StatusInternalServerError}
-	}
+	he := ErrorStatus(c, err)
 	if c.responded {
 		return
 	}
-	msg := he.Message
-	if msg == "" {
-		msg = http.StatusText(he.Code)
+	if he.Code < 400 || !bodyAllowedForStatus(he.Code) {
+		_ = c.NoContent(he.Code)
+		return
 	}
-	_ = c.String(he.Code, msg+"\n")
+	c.setContentType("text/plain; charset=utf-8")
+	c.Status(he.Code)
+	_ = c.setBodyLine(he.Text())
+}
+
+// ErrorStatus is the first step of an ErrorHandler, for writing one: the
+// *HTTPError that err is or wraps, or, for any other error, a 500 (whose
+// details are not for the client), logged as DefaultErrorHandler logs it:
+// at ERROR with the request's fields, or counted and rate-limited when the
+// client had gone away.
+func ErrorStatus(c *Ctx, err error) *HTTPError {
+	if he, ok := err.(*HTTPError); ok { // the router's: no allocation
+		return he
+	}
+	var he *HTTPError
+	if errors.As(err, &he) {
+		return he
+	}
+	if c.ex.Context().Err() != nil {
+		c.app.goneErrs.log(c, err)
+	} else {
+		c.app.logError(c, "gwist: handler error", slog.Any("error", err))
+	}
+	return &HTTPError{Code: http.StatusInternalServerError}
+}
+
+// Text is the message to send: Message, or the status text when it is
+// empty.
+func (e *HTTPError) Text() string {
+	if e.Message == "" {
+		return http.StatusText(e.Code)
+	}
+	return e.Message
 }
 
 // goneErrors counts handler errors returned after the request's context was

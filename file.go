@@ -27,7 +27,11 @@ const defaultMaxInlineFileBytes = 1 << 20
 // Larger bodies fail with ErrInlineFileTooLarge (a 500). Without
 // WithInline files of any size stream and this does not apply.
 func WithMaxInlineFileBytes(n int64) Option {
-	return func(c *config) { c.maxInlineFile = n }
+	return func(c *config) {
+		if c.count("WithMaxInlineFileBytes", n, "1 MiB") {
+			c.maxInlineFile = n
+		}
+	}
 }
 
 // File sends the file at path, a path on the server's file system used

@@ -21,6 +21,9 @@ type config struct {
 	sseHeartbeat          time.Duration
 	maxInlineFile         int64 // WithMaxInlineFileBytes (file.go)
 	drainDelay            time.Duration
+	errs                  []error   // values the options refused (options_check.go)
+	validator             Validator // WithValidator (validate.go)
+	renderer              Renderer  // WithRenderer, WithTemplates (render.go)
 }
 
 func defaultConfig() config {
@@ -34,7 +37,13 @@ func WithInline(on bool) Option { return func(c *config) { c.engine.Inline = on 
 
 // WithWorkers sets how many handlers may run at once on the worker pool
 // (default 1024). When all are busy, new requests get 503 with Retry-After.
-func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
+func WithWorkers(n int) Option {
+	return func(c *config) {
+		if c.count("WithWorkers", int64(n), "1024") {
+			c.workers = n
+		}
+	}
+}
 
 // WithMaxConns caps the connections open at once over all of the App's
 // listeners. A connection accepted beyond it is closed at once with a reset
@@ -43,32 +52,60 @@ func WithWorkers(n int) Option { return func(c *config) { c.workers = n } }
 // (RLIMIT_NOFILE less an eighth, keeping at least 64 descriptors free), so
 // that accept rarely meets EMFILE; when it does anyway (files or outbound
 // connections of the application's own), the listener survives it.
-func WithMaxConns(n int) Option { return func(c *config) { c.maxConns = n } }
+func WithMaxConns(n int) Option {
+	return func(c *config) {
+		if c.count("WithMaxConns", int64(n), "from the descriptor limit") {
+			c.maxConns = n
+		}
+	}
+}
 
 // WithLoops sets the number of event loops (default: GOMAXPROCS with
 // WithInline, half of it, at least one, with the worker pool).
-func WithLoops(n int) Option { return func(c *config) { c.engine.Loops = n } }
+func WithLoops(n int) Option {
+	return func(c *config) {
+		if c.count("WithLoops", int64(n), "from GOMAXPROCS") {
+			c.engine.Loops = n
+		}
+	}
+}
 
 // WithMaxHeaderBytes bounds the request line plus headers (default 16 KiB;
 // 431 when exceeded).
 func WithMaxHeaderBytes(n int) Option {
-	return func(c *config) { c.engine.Limits.MaxHeaderBytes = n }
+	return func(c *config) {
+		if c.count("WithMaxHeaderBytes", int64(n), "16 KiB") {
+			c.engine.Limits.MaxHeaderBytes = n
+		}
+	}
 }
 
 // WithMaxTargetBytes bounds the request target (default 8 KiB; 414).
 func WithMaxTargetBytes(n int) Option {
-	return func(c *config) { c.engine.Limits.MaxTargetBytes = n }
+	return func(c *config) {
+		if c.count("WithMaxTargetBytes", int64(n), "8 KiB") {
+			c.engine.Limits.MaxTargetBytes = n
+		}
+	}
 }
 
 // WithMaxHeaderCount bounds the number of header fields (default 128; 431).
 func WithMaxHeaderCount(n int) Option {
-	return func(c *config) { c.engine.Limits.MaxHeaderCount = n }
+	return func(c *config) {
+		if c.count("WithMaxHeaderCount", int64(n), "128") {
+			c.engine.Limits.MaxHeaderCount = n
+		}
+	}
 }
 
 // WithMaxBodyBytes bounds a request body (default 8 MiB; 413, sent before
 // the body is read when Content-Length declares more).
 func WithMaxBodyBytes(n int64) Option {
-	return func(c *config) { c.engine.Limits.MaxBodyBytes = n }
+	return func(c *config) {
+		if c.count("WithMaxBodyBytes", int64(n), "8 MiB") {
+			c.engine.Limits.MaxBodyBytes = n
+		}
+	}
 }
 
 // WithMaxBodyBuffered bounds the bytes of a streamed request body
@@ -77,13 +114,21 @@ func WithMaxBodyBytes(n int64) Option {
 // from the connection until the handler reads, so the client is slowed by
 // TCP flow control instead of filling the server's memory.
 func WithMaxBodyBuffered(n int) Option {
-	return func(c *config) { c.engine.MaxBodyBuffered = n }
+	return func(c *config) {
+		if c.count("WithMaxBodyBuffered", int64(n), "128 KiB") {
+			c.engine.MaxBodyBuffered = n
+		}
+	}
 }
 
 // WithHeaderReadTimeout bounds the time to receive a request head, from its
 // first byte (default 10 s; 408 and close).
 func WithHeaderReadTimeout(d time.Duration) Option {
-	return func(c *config) { c.engine.HeaderReadTimeout = d }
+	return func(c *config) {
+		if c.timeout("WithHeaderReadTimeout", d, "10s") {
+			c.engine.HeaderReadTimeout = d
+		}
+	}
 }
 
 // WithBodyReadTimeout bounds the time to receive a request body after its
@@ -95,17 +140,31 @@ func WithHeaderReadTimeout(d time.Duration) Option {
 // to stream, and the connection closes. Over HTTP/2 it runs per stream the
 // same way (408, then the stream is reset; the connection stays).
 func WithBodyReadTimeout(d time.Duration) Option {
-	return func(c *config) { c.engine.BodyReadTimeout = d }
+	return func(c *config) {
+		if c.timeout("WithBodyReadTimeout", d, "30s") {
+			c.engine.BodyReadTimeout = d
+		}
+	}
 }
 
 // WithIdleTimeout closes keep-alive connections idle this long (default 60 s).
 func WithIdleTimeout(d time.Duration) Option {
-	return func(c *config) { c.engine.IdleTimeout = d }
+	return func(c *config) {
+		if c.timeout("WithIdleTimeout", d, "60s") {
+			c.engine.IdleTimeout = d
+		}
+	}
 }
 
 // WithMaxPipelined bounds the requests of one connection in flight at once
 // (default 64); further pipelined input waits until responses drain.
-func WithMaxPipelined(n int) Option { return func(c *config) { c.engine.MaxPipelined = n } }
+func WithMaxPipelined(n int) Option {
+	return func(c *config) {
+		if c.count("WithMaxPipelined", int64(n), "64") {
+			c.engine.MaxPipelined = n
+		}
+	}
+}
 
 // WithMaxConnHandlers caps the handlers of one connection running on the
 // worker pool at once (default: a sixteenth of WithWorkers, at least 4;
@@ -115,7 +174,11 @@ func WithMaxPipelined(n int) Option { return func(c *config) { c.engine.MaxPipel
 // connection's handlers returns. (HTTP/1 is bounded by WithMaxPipelined;
 // a WebSocket's callbacks run one at a time.)
 func WithMaxConnHandlers(n int) Option {
-	return func(c *config) { c.engine.MaxConnHandlers = n }
+	return func(c *config) {
+		if c.count("WithMaxConnHandlers", int64(n), "a sixteenth of WithWorkers") {
+			c.engine.MaxConnHandlers = n
+		}
+	}
 }
 
 // WithMaxInboundBytes caps the unparsed input buffered for one connection
@@ -124,7 +187,11 @@ func WithMaxConnHandlers(n int) Option {
 // to the buffer; 4 MiB elsewhere, where it keeps reading). A connection
 // over the cap gets the responses already in flight, then is closed.
 func WithMaxInboundBytes(n int) Option {
-	return func(c *config) { c.engine.MaxInboundBytes = n }
+	return func(c *config) {
+		if c.count("WithMaxInboundBytes", int64(n), "1 MiB on Linux") {
+			c.engine.MaxInboundBytes = n
+		}
+	}
 }
 
 // WithWriteTimeout closes a connection whose queued response bytes have
@@ -132,7 +199,11 @@ func WithMaxInboundBytes(n int) Option {
 // its responses in memory for ever. Any progress restarts the timer, so a
 // slow but live reader is not cut.
 func WithWriteTimeout(d time.Duration) Option {
-	return func(c *config) { c.engine.WriteTimeout = d }
+	return func(c *config) {
+		if c.timeout("WithWriteTimeout", d, "30s") {
+			c.engine.WriteTimeout = d
+		}
+	}
 }
 
 // WithStreamThreshold sets how many body bytes a handler on a worker may
@@ -140,7 +211,11 @@ func WithWriteTimeout(d time.Duration) Option {
 // body follows as it is written (default 32 KiB). Below it the response is
 // sent whole, with a Content-Length, when the handler returns.
 func WithStreamThreshold(n int) Option {
-	return func(c *config) { c.engine.StreamThreshold = n }
+	return func(c *config) {
+		if c.count("WithStreamThreshold", int64(n), "32 KiB") {
+			c.engine.StreamThreshold = n
+		}
+	}
 }
 
 // WithMaxStreamQueued bounds the bytes of a streamed response queued and
@@ -148,7 +223,11 @@ func WithStreamThreshold(n int) Option {
 // time per connection). Beyond it the handler's Write blocks on its worker
 // until the client reads.
 func WithMaxStreamQueued(n int) Option {
-	return func(c *config) { c.engine.MaxStreamQueued = n }
+	return func(c *config) {
+		if c.count("WithMaxStreamQueued", int64(n), "256 KiB") {
+			c.engine.MaxStreamQueued = n
+		}
+	}
 }
 
 // WithSSEHeartbeat sets how often a Server-Sent Events stream (Ctx.SSE)
@@ -156,7 +235,13 @@ func WithMaxStreamQueued(n int) Option {
 // clients do not time the connection out and a client that left is noticed
 // (default 15 s; a negative d turns heartbeats off).
 func WithSSEHeartbeat(d time.Duration) Option {
-	return func(c *config) { c.sseHeartbeat = d }
+	return func(c *config) {
+		if d == 0 {
+			c.optionError("WithSSEHeartbeat", d, "0 is not an interval (the default is 15s; a negative d turns heartbeats off)")
+			return
+		}
+		c.sseHeartbeat = d
+	}
 }
 
 // WithServerName sets the Server response header (default: none).
@@ -185,7 +270,11 @@ func WithErrorHandler(h ErrorHandler) Option { return func(c *config) { c.errorH
 // is dropped and its connection closed, so clients that send a ClientHello
 // and go silent cannot hold more than this, nor keep new clients out.
 func WithMaxParkedHandshakes(n int) Option {
-	return func(c *config) { c.tls.MaxParked = n }
+	return func(c *config) {
+		if c.count("WithMaxParkedHandshakes", int64(n), "16 × WithMaxHandshakes") {
+			c.tls.MaxParked = n
+		}
+	}
 }
 
 // WithHTTP2 turns HTTP/2 on (off by default while it matures): h2 through
@@ -202,4 +291,12 @@ func WithHTTP2(on bool) Option { return func(c *config) { c.engine.HTTP2 = on } 
 // rotation before it stops accepting (set d above the balancer's check
 // interval times its failure threshold). Default 0: the listeners close at
 // once. A Shutdown context that ends during the delay cuts it short.
-func WithDrainDelay(d time.Duration) Option { return func(c *config) { c.drainDelay = d } }
+func WithDrainDelay(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.optionError("WithDrainDelay", d, "must not be negative (0, the default, closes the listeners at once)")
+			return
+		}
+		c.drainDelay = d
+	}
+}

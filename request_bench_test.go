@@ -116,3 +116,24 @@ func BenchmarkServeRequest(b *testing.B) {
 	app.GET("/users/:id", func(c *gwist.Ctx) error { sink = c.Request().Target; return c.String(200, "ok") })
 	benchServe(b, app, benchRequest, false)
 }
+
+// Write without a Content-Type: the type is sniffed once, from the
+// buffered body (sniff.go), without an allocation.
+func BenchmarkServeWriteSniffed(b *testing.B) {
+	app := gwist.New()
+	body := []byte(`{"id":1,"title":"milk"}`)
+	app.GET("/users/:id", func(c *gwist.Ctx) error { _, err := c.Write(body); return err })
+	benchServe(b, app, benchRequest, false)
+}
+
+// Write with a Content-Type: one header lookup at the first Write.
+func BenchmarkServeWriteTyped(b *testing.B) {
+	app := gwist.New()
+	body := []byte(`{"id":1,"title":"milk"}`)
+	app.GET("/users/:id", func(c *gwist.Ctx) error {
+		c.SetHeader("Content-Type", "application/json")
+		_, err := c.Write(body)
+		return err
+	})
+	benchServe(b, app, benchRequest, false)
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/gwist/gwist/engine"
+	"github.com/gwist/gwist/http1"
 	"github.com/gwist/gwist/router"
 )
 
@@ -32,7 +33,11 @@ func (a *App) serveWith(ex *engine.Exchange, chain HandlerFunc) {
 	}
 	defer c.finish()
 	defer a.recoverPanic(c)
-	if err := chain(c); err != nil {
+	err := chain(c)
+	if c.typeState == typePending {
+		_ = c.endSniff()
+	}
+	if err != nil {
 		c.answerError(err)
 	}
 	a.checkHeaders(c)
@@ -64,17 +69,43 @@ func (a *App) dispatch(c *Ctx) error {
 		return res.Handler.chain(c)
 	case router.MethodNotAllowed:
 		c.SetHeader("Allow", a.router.Allowed(req.Path))
-		return a.methodNotAllowed(c)
+		if a.methodNotAllowed != nil {
+			return a.methodNotAllowed(c)
+		}
+		return c.routerAnswer(http.StatusMethodNotAllowed)
 	case router.AutoOptions:
 		c.SetHeader("Allow", a.router.Allowed(req.Path))
-		return c.NoContent(http.StatusNoContent)
+		return c.routerAnswer(http.StatusNoContent)
 	case router.RedirectTrailingSlash:
 		// "//host" would be a protocol-relative URL: never redirect there.
 		if !strings.HasPrefix(res.Redirect, "//") {
 			return a.redirectSlash(c, res.Redirect)
 		}
 	}
-	return a.notFound(c)
+	if a.notFound != nil {
+		return a.notFound(c)
+	}
+	return c.routerAnswer(http.StatusNotFound)
+}
+
+// routerAnswer has the error handler answer one of the router's own
+// statuses, as an *HTTPError, and returns nil: middleware around routing
+// see the answer (its status, its headers), not an error, as they see a
+// handler's answer.
+func (c *Ctx) routerAnswer(code int) error {
+	c.answerError(routerErrors[code])
+	return nil
+}
+
+// routerErrors are the router's answers, made once: answering them
+// allocates nothing (an error handler must not change them).
+var routerErrors = map[int]*HTTPError{}
+
+func init() {
+	for _, code := range []int{http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusNoContent,
+		http.StatusMovedPermanently, http.StatusPermanentRedirect} {
+		routerErrors[code] = &HTTPError{Code: code}
+	}
 }
 
 // answered wraps next so that an error it returns is answered (by the error
@@ -84,6 +115,9 @@ func (a *App) dispatch(c *Ctx) error {
 func (a *App) answered(next HandlerFunc) HandlerFunc {
 	return func(c *Ctx) error {
 		err := next(c)
+		if c.typeState == typePending {
+			_ = c.endSniff() // before the middleware's own writer finishes
+		}
 		if err != nil {
 			c.answerError(err)
 		}
@@ -205,5 +239,9 @@ func (a *App) redirectSlash(c *Ctx, path string) error {
 	if q := c.ex.Request.RawQuery; q != "" {
 		loc = path + "?" + q
 	}
-	return c.Redirect(code, loc)
+	if !http1.ValidHeaderValue(loc) {
+		return errors.New("gwist: invalid redirect location")
+	}
+	c.SetHeader("Location", loc)
+	return c.routerAnswer(code)
 }

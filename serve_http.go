@@ -36,22 +36,34 @@ import (
 // runs the handler on its own goroutine), and sendfile (files are copied
 // through w).
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := a.optionsErr(); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
 	a.freeze()
 	s := &responseSink{w: w, r: r}
 	ex := engine.NewSinkExchange(r.Context(), remoteAddr(r.RemoteAddr), r.TLS, s, a.cfg.engine.StreamThreshold)
 	defer engine.ReleaseSinkExchange(ex)
-	if code := readRequest(&ex.Request, r, a.maxBodyBytes()); code != 0 {
+	if code, err := readRequest(&ex.Request, r, a.maxBodyBytes()); code != 0 {
+		// Answered through the App, as the engine's refusals are: the
+		// error handler, and the middleware around routing.
 		w.Header().Set("Connection", "close")
-		http.Error(w, http.StatusText(code), code)
-		return
+		ex.RefuseSink(code, err)
 	}
 	a.serve(ex)
+	if s.upgrade != nil && ex.Status == http.StatusSwitchingProtocols && len(ex.Body) == 0 && !ex.Streaming() {
+		a.serveWebSocket(s, ex) // a WebSocket handshake was accepted
+		return
+	}
 	s.finish(ex)
+	if s.feed != nil { // an SSEFeed: written here until it ends
+		s.feed.run(s, a.sseHeartbeat(), a.Draining())
+	}
 }
 
 // readRequest fills req from r, reading r's body (at most maxBody bytes).
-// It returns the status of a failure (400, 413) or 0.
-func readRequest(req *http1.Request, r *http.Request, maxBody int64) int {
+// It returns the status of a failure (400, 413) and why, or 0.
+func readRequest(req *http1.Request, r *http.Request, maxBody int64) (int, error) {
 	req.Method = r.Method
 	req.Path = r.URL.EscapedPath()
 	req.RawQuery = r.URL.RawQuery
@@ -79,18 +91,18 @@ func readRequest(req *http1.Request, r *http.Request, maxBody int64) int {
 		}
 	}
 	if r.ContentLength > maxBody {
-		return http.StatusRequestEntityTooLarge
+		return http.StatusRequestEntityTooLarge, engine.ErrBodyTooLarge
 	}
 	req.ContentLength = max(r.ContentLength, 0)
 	if r.Body == nil || r.Body == http.NoBody {
-		return 0
+		return 0, nil
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	switch {
 	case int64(len(body)) > maxBody:
-		return http.StatusRequestEntityTooLarge
+		return http.StatusRequestEntityTooLarge, engine.ErrBodyTooLarge
 	case err != nil:
-		return http.StatusBadRequest
+		return http.StatusBadRequest, err
 	}
 	if len(body) > 0 {
 		req.Body = body
@@ -104,7 +116,7 @@ func readRequest(req *http1.Request, r *http.Request, maxBody int64) int {
 			req.Trailers = append(req.Trailers, http1.HeaderField{Name: name, Value: v})
 		}
 	}
-	return 0
+	return 0, nil
 }
 
 // remoteAddr parses a net/http RemoteAddr ("ip:port"); another form is
@@ -124,8 +136,11 @@ func (a stringAddr) String() string  { return string(a) }
 
 // responseSink is the engine.Sink of ServeHTTP: the response goes to w.
 type responseSink struct {
-	w http.ResponseWriter
-	r *http.Request
+	w    http.ResponseWriter
+	r    *http.Request
+	feed *sinkFeed // an SSEFeed the handler opened (sse_feed_sink.go)
+	// upgrade: the WebSocket handshake the handler accepted (ws_nethttp.go)
+	upgrade *engine.WSUpgrade
 }
 
 // StartStream sends the head of a response that streams.

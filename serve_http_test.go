@@ -161,9 +161,6 @@ func httpStreamApp(gate chan struct{}) *gwist.App {
 		return c.NoContent(204)
 	})
 	app.GET("/sse", func(c *gwist.Ctx) error {
-		if _, err := c.SSEFeed(); !errors.Is(err, gwist.ErrFeedNeedsLoop) {
-			return errors.New("SSEFeed under ServeHTTP: " + errString(err))
-		}
 		return c.SSE(func(s *gwist.SSE) error {
 			for i := range 2 {
 				if err := s.Send(gwist.SSEEvent{ID: string(rune('1' + i)), Data: "tick"}); err != nil {

@@ -18,10 +18,9 @@ var (
 	// ErrCannotDetach: SSEFeed on a HEAD request, a response with a
 	// Content-Length, or a request pipelined in front of others.
 	ErrCannotDetach = engine.ErrDetach
-	// ErrFeedNeedsLoop: SSEFeed under App.ServeHTTP (httptest, a net/http
-	// server), where a response cannot outlive its handler. Ctx.SSE works
-	// there.
-	ErrFeedNeedsLoop = errors.New("gwist: SSEFeed needs gwist's own listener (under ServeHTTP a response ends with its handler); use Ctx.SSE")
+	// ErrFeedNeedsLoop: SSEFeed under App.ServeHTTP with a ResponseWriter
+	// that cannot flush (a feed must send each event at once).
+	ErrFeedNeedsLoop = errors.New("gwist: SSEFeed needs gwist's own listener or a ResponseWriter that can flush")
 )
 
 // SSEFeed is a Server-Sent Events stream that outlives its handler and holds
@@ -35,8 +34,16 @@ var (
 // client sees the stream end and reconnects, to another server if there is
 // one); Done is closed then. Memory per open feed is the connection's and
 // the feed's own (about 1 KiB together), not a goroutine's stack.
+//
+// Under App.ServeHTTP (httptest.NewServer(app), an App mounted on a
+// net/http server) a feed works too, whenever the ResponseWriter can
+// flush: the handler returns as usual, and ServeHTTP then writes the feed's
+// events (and heartbeats) on its own goroutine, net/http's for that
+// request, until the feed ends; the client's leaving and Shutdown end it
+// as on gwist's listeners.
 type SSEFeed struct {
-	d   *engine.Detached
+	d   *engine.Detached // on gwist's listeners
+	s   *sinkFeed        // under ServeHTTP (sse_feed_sink.go)
 	mu  sync.Mutex
 	buf []byte
 }
@@ -46,11 +53,11 @@ type SSEFeed struct {
 // stays open after the handler returns; see SSEFeed. It fails with
 // ErrInlineStreaming on an app running handlers on the event loop and with
 // ErrCannotDetach where the response cannot outlive its handler, and with
-// ErrFeedNeedsLoop under App.ServeHTTP; the response is then left as it
-// was.
+// ErrFeedNeedsLoop under App.ServeHTTP with a ResponseWriter that cannot
+// flush; the response is then left as it was.
 func (c *Ctx) SSEFeed() (*SSEFeed, error) {
 	if c.ex.HasSink() {
-		return nil, ErrFeedNeedsLoop
+		return c.sinkFeed()
 	}
 	every := c.app.sseHeartbeat()
 	var d *engine.Detached
@@ -77,7 +84,7 @@ func (f *SSEFeed) Send(ev SSEEvent) error {
 	if err != nil {
 		return err
 	}
-	return f.d.Write(b)
+	return f.write(b)
 }
 
 // Comment queues a comment line (or lines), which clients ignore.
@@ -85,16 +92,50 @@ func (f *SSEFeed) Comment(text string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.buf = append(appendLines(f.buf[:0], ": ", text), '\n')
-	return f.d.Write(f.buf)
+	return f.write(f.buf)
+}
+
+// write queues encoded bytes (copied).
+func (f *SSEFeed) write(b []byte) error {
+	if f.s != nil {
+		return f.s.write(b)
+	}
+	return f.d.Write(b)
 }
 
 // Close ends the stream after the events already queued; the connection
 // goes on to its next request. Closing an ended feed does nothing.
-func (f *SSEFeed) Close() error { return f.d.Close() }
+func (f *SSEFeed) Close() error {
+	if f.s != nil {
+		f.s.close()
+		return nil
+	}
+	return f.d.Close()
+}
 
 // Done is closed when the feed has ended.
-func (f *SSEFeed) Done() <-chan struct{} { return f.d.Done() }
+func (f *SSEFeed) Done() <-chan struct{} {
+	if f.s != nil {
+		return f.s.done
+	}
+	return f.d.Done()
+}
 
 // Err says why the feed ended (ErrFeedClosed, ErrClientGone); nil while
 // it is open.
-func (f *SSEFeed) Err() error { return f.d.Err() }
+func (f *SSEFeed) Err() error {
+	if f.s != nil {
+		return f.s.error()
+	}
+	return f.d.Err()
+}
+
+// afterEnd runs fn once when the feed ends (at once if it has): on the
+// goroutine that ends it, so fn must be quick.
+func (f *SSEFeed) afterEnd(fn func()) {
+	if f.s != nil {
+		f.s.afterEnd(fn)
+		return
+	}
+	f.d.AfterEnd(fn)
+}

@@ -24,7 +24,11 @@ func WithQuickAck(on bool) Option { return func(c *config) { c.engine.DisableQui
 // own certificate lookups (tls.Config's GetConfigForClient and
 // GetCertificate, where autocert runs an ACME order) is not counted.
 func WithTLSHandshakeTimeout(d time.Duration) Option {
-	return func(c *config) { c.tls.HandshakeTimeout = d }
+	return func(c *config) {
+		if c.timeout("WithTLSHandshakeTimeout", d, "10s") {
+			c.tls.HandshakeTimeout = d
+		}
+	}
 }
 
 // WithMaxSlowCertLookups bounds the TLS handshakes waiting at once on a slow
@@ -36,12 +40,24 @@ func WithTLSHandshakeTimeout(d time.Duration) Option {
 // handshake that reaches a lookup fails at once (its client gets an
 // internal_error alert; Stats().TLS.Failed["lookup_refused"]) rather than
 // adding to them. Default 4 × WithMaxHandshakes (256 per CPU).
-func WithMaxSlowCertLookups(n int) Option { return func(c *config) { c.tls.MaxSlowLookups = n } }
+func WithMaxSlowCertLookups(n int) Option {
+	return func(c *config) {
+		if c.count("WithMaxSlowCertLookups", int64(n), "4 × WithMaxHandshakes") {
+			c.tls.MaxSlowLookups = n
+		}
+	}
+}
 
 // WithMaxHandshakes bounds the TLS handshakes running at once (default 64
 // per CPU). Further connections wait, without a goroutine, in a bounded
 // queue (16 × this), and are refused beyond it.
-func WithMaxHandshakes(n int) Option { return func(c *config) { c.tls.MaxHandshakes = n } }
+func WithMaxHandshakes(n int) Option {
+	return func(c *config) {
+		if c.count("WithMaxHandshakes", int64(n), "64 per CPU") {
+			c.tls.MaxHandshakes = n
+		}
+	}
+}
 
 // StartTLS serves HTTPS on addr with cfg in the background and returns the
 // bound address. cfg is honoured as given (Certificates, GetCertificate for
@@ -59,6 +75,9 @@ func WithMaxHandshakes(n int) Option { return func(c *config) { c.tls.MaxHandsha
 // cfg itself is not modified. A plaintext and a TLS listener can run in
 // one App.
 func (a *App) StartTLS(addr string, cfg *tls.Config, opts ...ListenOption) (net.Addr, error) {
+	if err := a.optionsErr(); err != nil {
+		return nil, err
+	}
 	if cfg == nil {
 		return nil, errors.New("gwist: StartTLS needs a *tls.Config")
 	}

@@ -126,12 +126,18 @@ func (h *WSHandler) prepare() {
 // an upgrade, 426 with Sec-WebSocket-Version: 13 for another version, 400
 // for a missing or malformed Sec-WebSocket-Key (or a request with a body),
 // 403 from the origin check. Over HTTP/2 it answers an extended CONNECT
-// (RFC 8441) the same way.
+// (RFC 8441) the same way. Under App.ServeHTTP (httptest.NewServer, a
+// net/http server) it works on HTTP/1.1 connections that net/http can hand
+// over (http.Hijacker): the connection then runs on goroutines of its own
+// (two), with the same callbacks, limits and hub; elsewhere it answers 501.
 func (c *Ctx) WebSocket(h *WSHandler) error {
 	h.prepare()
 	req := &c.ex.Request
+	var rs *responseSink // under ServeHTTP: the connection is taken from net/http (ws_nethttp.go)
 	if c.ex.HasSink() {
-		return c.String(http.StatusNotImplemented, "WebSocket needs gwist's own listener\n")
+		if rs = c.hijackableSink(); rs == nil {
+			return c.String(http.StatusNotImplemented, "WebSocket needs gwist's own listener or an HTTP/1.1 connection that net/http can hand over (Hijack)\n")
+		}
 	}
 	h2 := c.ex.IsHTTP2()
 	switch {
@@ -181,8 +187,13 @@ func (c *Ctx) WebSocket(h *WSHandler) error {
 			c.SetHeader("Sec-WebSocket-Extensions", resp)
 		}
 	}
-	if _, err := c.ex.UpgradeWebSocket(up); err != nil {
+	if rs != nil {
+		rs.upgrade = &up // ServeHTTP switches once the handlers have returned
+	} else if _, err := c.ex.UpgradeWebSocket(up); err != nil {
 		return err
+	}
+	if !h2 {
+		c.ex.Status = http.StatusSwitchingProtocols // what middleware (logs, metrics, traces) see
 	}
 	c.responded = true
 	return nil

@@ -136,6 +136,10 @@ type Config struct {
 	ServerName string
 	// Logger receives handler panics and engine errors (default slog.Default()).
 	Logger *slog.Logger
+	// Rejected, when set, answers a request the worker pool had no room
+	// for (rejected.go). It runs on the event loop, so it must be quick
+	// and must not block. Nil sends the engine's plain-text 503.
+	Rejected Handler
 	// TLS, when set, makes this an HTTPS server: connections run through
 	// this TLS state machine.
 	TLS *tlsstate.Server

@@ -65,6 +65,38 @@ type Detached struct {
 	adopted   bool  // the loop has the batch back and writes for it
 	lastWrite int64 // server clock of the last write
 	finished  bool  // done is closed
+
+	// afterEnd: AfterEnd's functions; doneClosed says they ran. Under mu.
+	afterEnd   []func()
+	doneClosed bool
+}
+
+// AfterEnd arranges for f to run once, when the response ends (as Done
+// closes), on the goroutine that ends it, usually the event loop: f must
+// be quick and must not block. A hub keeps its members this way without
+// a goroutine per member. If the response has ended already, f runs now.
+func (d *Detached) AfterEnd(f func()) {
+	d.mu.Lock()
+	if !d.doneClosed {
+		d.afterEnd = append(d.afterEnd, f)
+		d.mu.Unlock()
+		return
+	}
+	d.mu.Unlock()
+	f()
+}
+
+// closeDone closes done and runs the AfterEnd functions. Called without mu.
+func (d *Detached) closeDone() {
+	d.mu.Lock()
+	d.doneClosed = true
+	fns := d.afterEnd
+	d.afterEnd = nil
+	d.mu.Unlock()
+	close(d.done)
+	for _, f := range fns {
+		f()
+	}
 }
 
 // Detach turns a response that is streaming (or about to: it sends the
@@ -259,7 +291,7 @@ func (d *Detached) finish() {
 		d.c.h1.detached = nil
 	}
 	d.c.srv.detached.Add(-1)
-	close(d.done)
+	d.closeDone()
 }
 
 // adopt runs on the loop when the batch of a detached response comes back
@@ -317,7 +349,7 @@ func (d *Detached) abandon() {
 	}
 	d.mu.Unlock()
 	d.finished = true
-	close(d.done)
+	d.closeDone()
 }
 
 // tick runs at every sweep: the keep-alive write, and the end of the

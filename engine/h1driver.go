@@ -196,7 +196,7 @@ func (d *h1Driver) submitBuilding() {
 	if err := c.config().Workers.submit(b); err != nil {
 		// One 503 (it says Connection: close) sheds this connection's load;
 		// the other requests of the batch are dropped with it.
-		b.out = http1.AppendError(b.out, 503, 1)
+		b.out = c.srv.appendRejected(b.out, b.exs[0])
 		b.closeAfter = true
 		b.done = true
 		c.srv.logDebug("worker pool full; answered 503", c)

@@ -103,6 +103,6 @@ func (s *h2Stream) detachedFinish() {
 	if !d.finished {
 		d.finished = true
 		s.d.c.srv.detached.Add(-1)
-		close(d.done)
+		d.closeDone()
 	}
 }

@@ -213,11 +213,7 @@ func (d *h2Driver) start(s *h2Stream) {
 			ex.h2in.finish(ex) // nobody will read the body
 		}
 		c.srv.logDebug("worker pool full; answered 503 on an HTTP/2 stream", c)
-		ex.Status = 503
-		ex.Header.Reset()
-		_ = ex.Header.Set("Retry-After", "1")
-		_ = ex.Header.Set("Content-Type", "text/plain; charset=utf-8")
-		ex.Body = append(ex.Body[:0], "Service Unavailable\n"...)
+		c.srv.fillRejected(ex)
 		s.handlerDone(ex)
 		s.collect()
 		return

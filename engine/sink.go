@@ -144,3 +144,14 @@ func (s *sinkState) start(ex *Exchange) error {
 
 // deadline is the sink Exchange's context's deadline.
 func (s *sinkState) deadline() (time.Time, bool) { return s.ctx.Deadline() }
+
+// RefuseSink marks the request of an Exchange from NewSinkExchange as
+// refused with status (its body over the limit, or unreadable), so that
+// Refused reports it as it reports the engine's own refusals and the
+// layer above answers it through its error path. Nothing for other
+// Exchanges.
+func (ex *Exchange) RefuseSink(status int, err error) {
+	if ex.sink != nil {
+		ex.refused, ex.refusedErr = status, err
+	}
+}

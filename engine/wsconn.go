@@ -139,6 +139,9 @@ type WSConn struct {
 	// h2s: the HTTP/2 stream this WebSocket runs on (RFC 8441); nil for
 	// an upgraded HTTP/1.1 connection (wstransport.go).
 	h2s *h2Stream
+	// nc: the net.Conn this WebSocket runs on, outside the event loop (a
+	// connection hijacked from net/http, wsnet.go); c is nil then.
+	nc *netWS
 	// Loop only (the driver, wsdriver.go).
 	r         *websocket.Reader
 	h2in      []byte // HTTP/2: received bytes not yet fed to r
@@ -199,7 +202,15 @@ func (ws *WSConn) OverHTTP2() bool { return ws.h2s != nil }
 func (ws *WSConn) Compressed() bool { return ws.deflate != nil }
 
 // RemoteAddr is the peer's address.
-func (ws *WSConn) RemoteAddr() net.Addr { return ws.c.remote }
+func (ws *WSConn) RemoteAddr() net.Addr {
+	if ws.nc != nil {
+		return ws.nc.conn.RemoteAddr()
+	}
+	return ws.c.remote
+}
+
+// blocks: WriteMessage may wait for room (not on an Inline server's loop).
+func (ws *WSConn) blocks() bool { return ws.nc != nil || !ws.c.config().Inline }
 
 // WriteMessage sends one message (websocket.OpText, whose data must be
 // valid UTF-8, or websocket.OpBinary). The message is framed at once and
@@ -209,7 +220,7 @@ func (ws *WSConn) RemoteAddr() net.Addr { return ws.c.remote }
 // ErrSlowClient instead). It fails with ErrWSClosed once a close frame
 // was queued or the connection is gone.
 func (ws *WSConn) WriteMessage(op websocket.Opcode, data []byte) error {
-	return ws.write(op, data, !ws.c.config().Inline)
+	return ws.write(op, data, ws.blocks())
 }
 
 // TryWriteMessage is WriteMessage without blocking: beyond the cap it
@@ -220,7 +231,7 @@ func (ws *WSConn) TryWriteMessage(op websocket.Opcode, data []byte) error {
 
 // WriteText sends s as a text message (see WriteMessage).
 func (ws *WSConn) WriteText(s string) error {
-	return ws.write(websocket.OpText, []byte(s), !ws.c.config().Inline)
+	return ws.write(websocket.OpText, []byte(s), ws.blocks())
 }
 
 func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
@@ -320,6 +331,10 @@ func (ws *WSConn) Close(code websocket.CloseCode, reason string) error {
 // schedule queues a flush on the loop unless one is queued or the loop
 // flushes anyway. Called with mu held.
 func (ws *WSConn) schedule() {
+	if ws.nc != nil {
+		ws.nc.signal()
+		return
+	}
 	if ws.scheduled || ws.onLoop || ws.isGone {
 		return
 	}

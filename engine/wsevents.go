@@ -181,7 +181,7 @@ func (ws *WSConn) onLoopNow() bool {
 func (ws *WSConn) run(ev wsEvent) {
 	defer func() {
 		if r := recover(); r != nil {
-			ws.c.srv.cfg.Logger.Error("gwist: WebSocket handler panic",
+			ws.logger().Error("gwist: WebSocket handler panic",
 				slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
 			_ = ws.Close(websocket.CloseInternalError, "")
 		}
@@ -198,6 +198,14 @@ func (ws *WSConn) run(ev wsEvent) {
 	case wsEvClose:
 		ws.h.OnClose(ws, ev.code, ev.reason)
 	}
+}
+
+// logger is where the connection's callbacks' panics are logged.
+func (ws *WSConn) logger() *slog.Logger {
+	if ws.nc != nil {
+		return ws.nc.logger
+	}
+	return ws.c.srv.cfg.Logger
 }
 
 // wsResume is a WSConn as the loop's task: the callbacks caught up, read

@@ -18,7 +18,8 @@ import (
 // registry of your own) and a gwist.Observer (installed on the App by New).
 type Metrics struct {
 	app           *gwist.App
-	reg           *prometheus.Registry
+	reg           prometheus.Registerer
+	gatherer      prometheus.Gatherer
 	handler       http.Handler
 	latencyBounds []int64 // ns
 	sizeBounds    []int64 // bytes
@@ -28,11 +29,23 @@ type Metrics struct {
 // An Option configures New.
 type Option func(*Metrics)
 
-// WithRegistry makes New register the Metrics in reg, and Handler serve
-// reg, instead of a registry of its own (which also has the Go runtime
-// and process collectors).
-func WithRegistry(reg *prometheus.Registry) Option {
-	return func(m *Metrics) { m.reg = reg }
+// WithRegistry makes New register the Metrics with reg, and Handler serve
+// gatherer, instead of a registry of its own (which also has the Go
+// runtime and process collectors). gatherer may be left out when reg is
+// also a prometheus.Gatherer, as a *prometheus.Registry is
+// (WithRegistry(reg), and prometheus.DefaultRegisterer); pass it for a
+// Registerer that is not (prometheus.WrapRegistererWith's, say), or New
+// panics.
+func WithRegistry(reg prometheus.Registerer, gatherer ...prometheus.Gatherer) Option {
+	return func(m *Metrics) {
+		m.reg, m.gatherer = reg, nil
+		if len(gatherer) > 0 {
+			m.gatherer = prometheus.Gatherers(gatherer)
+			if len(gatherer) == 1 {
+				m.gatherer = gatherer[0]
+			}
+		}
+	}
 }
 
 // WithLatencyBuckets sets the upper bounds of the request duration
@@ -74,11 +87,19 @@ func New(app *gwist.App, opts ...Option) *Metrics {
 		o(m)
 	}
 	if m.reg == nil {
-		m.reg = prometheus.NewRegistry()
-		m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		m.reg = reg
+	}
+	if m.gatherer == nil {
+		g, ok := m.reg.(prometheus.Gatherer)
+		if !ok {
+			panic("metrics: WithRegistry: the Registerer is not a prometheus.Gatherer; pass the Gatherer to serve as well")
+		}
+		m.gatherer = g
 	}
 	m.reg.MustRegister(m)
-	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
+	m.handler = promhttp.HandlerFor(m.gatherer, promhttp.HandlerOpts{})
 	app.SetObserver(m)
 	return m
 }
@@ -94,5 +115,13 @@ func (m *Metrics) Handler() gwist.HandlerFunc { return gwist.WrapHandler(m.handl
 // another server (an admin port on net/http, say).
 func (m *Metrics) HTTPHandler() http.Handler { return m.handler }
 
-// Registry is the registry Handler serves.
-func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+// Registry is the registry Handler serves when it is a
+// *prometheus.Registry (its own, or the one given to WithRegistry), else
+// nil: see Gatherer.
+func (m *Metrics) Registry() *prometheus.Registry {
+	r, _ := m.gatherer.(*prometheus.Registry)
+	return r
+}
+
+// Gatherer is what Handler serves.
+func (m *Metrics) Gatherer() prometheus.Gatherer { return m.gatherer }

@@ -1,18 +1,26 @@
 // Command todo is a small todo-list service written the gwist way, the
 // place to start reading gwist code:
 //
-//	go run ./examples/todo [-addr 127.0.0.1:8081] [-origin http://localhost:3000]
+//	go run ./examples/todo [-addr 127.0.0.1:8081] [-origin http://localhost:3000] [-trace=false]
 //
 // then open http://127.0.0.1:8081/. It has
 //
 //   - a REST API under /api: GET and POST /api/todos, GET, PATCH and DELETE
-//     /api/todos/{id}; JSON bodies decoded strictly (application/json only,
-//     unknown fields refused) and validated, errors answered as
-//     {"error": "..."} with a 400, 404, 413 or 415;
+//     /api/todos/{id}; bodies and path parameters bound with Bind and
+//     checked by go-playground/validator's tags (WithValidator), JSON
+//     decoded strictly (application/json only, unknown fields refused);
+//   - JSON errors everywhere ({"error": "...", "fields": [...]}), the
+//     router's 404 and 405 and the 413 of a body over the limit included:
+//     one option, WithErrorHandler(gwist.JSONErrorHandler);
 //   - GET /api/events, a Server-Sent Events feed of the changes, run as
-//     gwist.SSEFeed, and GET /ws, the same changes over a WebSocket (the
-//     page uses it: every open page updates itself); an open feed or
-//     socket holds no goroutine, a small hub broadcasts to all of them;
+//     gwist.SSEFeed in a gwist.SSEHub, and GET /ws, the same changes over
+//     a WebSocket in a gwist.WSHub (the page uses it: every open page
+//     updates itself); an open feed or socket holds no goroutine;
+//   - GET /list, a page rendered on the server from an html/template
+//     (WithTemplates, Ctx.HTML);
+//   - a trace of every request (tracing.Middleware, OpenTelemetry): one
+//     log line per span, the request's named by its route, with the
+//     handler's own span inside it (trace.go);
 //   - the middleware set: request ID, access log, recover, CORS (for a
 //     front-end dev server on -origin) and gzip;
 //   - a static front-end (web/index.html and web/app.js, no framework)
@@ -20,8 +28,9 @@
 //   - graceful shutdown on SIGINT or SIGTERM: no new connections, open
 //     feeds ended (browsers reconnect elsewhere), requests in flight
 //     finished;
-//   - tests with net/http/httptest (the App is an http.Handler) and one
-//     over a real socket for the event feed (main_test.go).
+//   - tests with net/http/httptest (the App is an http.Handler: the event
+//     feed and the WebSocket work there too), the websocket/wsclient
+//     client, and the OpenTelemetry SDK's in-memory exporter.
 //
 // The todos live in memory.
 package main
@@ -39,19 +48,34 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-playground/validator/v10"
+	"github.com/go-playground/validator/v10/non-standard/validators"
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/gwist/gwist"
 	"github.com/gwist/gwist/middleware"
+	"github.com/gwist/gwist/tracing"
 )
 
 //go:embed web
 var web embed.FS
 
+//go:embed templates
+var templates embed.FS
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8081", "listen address")
 	origin := flag.String("origin", "http://localhost:3000", "origin allowed by CORS (a front-end dev server)")
+	trace := flag.Bool("trace", true, "log a line per trace span (OpenTelemetry)")
 	flag.Parse()
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if *trace {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(logExporter{logger}))
+		defer tp.Shutdown(context.Background())
+		otel.SetTracerProvider(tp) // tracing.Middleware and the handlers' tracer use it
+	}
 	app, _ := newApp(logger, *origin)
 	// Catch the signals before saying "listening": a SIGTERM sent as soon
 	// as that line is read must drain, not kill.
@@ -74,9 +98,13 @@ func main() {
 
 // newApp builds the service: middleware, API, event hub and front-end.
 func newApp(logger *slog.Logger, origin string) (*gwist.App, *hub) {
-	app := gwist.New(gwist.WithLogger(logger), gwist.WithErrorHandler(errorHandler),
+	app := gwist.New(gwist.WithLogger(logger),
+		gwist.WithErrorHandler(gwist.JSONErrorHandler), // every error, the router's too, as JSON
+		gwist.WithValidator(newValidator()),
+		gwist.WithTemplates(templates, "templates/*.html"),
 		gwist.WithMaxBodyBytes(64<<10))
 	app.Use(
+		tracing.Middleware(), // first: its span covers the rest (off until a TracerProvider is set)
 		middleware.RequestID(),
 		middleware.AccessLog(nil), // the App's logger
 		middleware.Recover(),
@@ -89,7 +117,9 @@ func newApp(logger *slog.Logger, origin string) (*gwist.App, *hub) {
 		middleware.Gzip(middleware.GzipConfig{}),
 	)
 	h := newHub()
-	(&api{store: newStore(), hub: h}).routes(app.Group("/api"))
+	a := &api{store: newStore(), hub: h}
+	a.routes(app.Group("/api"))
+	app.GET("/list", a.listPage)
 	app.GET("/ws", gwist.WebSocket(h.wsHandler()))
 
 	site, err := fs.Sub(web, "web")
@@ -99,4 +129,14 @@ func newApp(logger *slog.Logger, origin string) (*gwist.App, *hub) {
 	app.GET("/", func(c *gwist.Ctx) error { return c.FileFS(site, "index.html") })
 	app.StaticFS("/static", site)
 	return app, h
+}
+
+// newValidator is go-playground/validator with the rule the API uses
+// beyond its standard set (notblank: not empty once trimmed).
+func newValidator() gwist.Validator {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	if err := v.RegisterValidation("notblank", validators.NotBlank); err != nil {
+		panic(err)
+	}
+	return gwist.ValidatorFunc(v.Struct)
 }

@@ -112,9 +112,10 @@ func TestValidation(t *testing.T) {
 		code                      int
 		msg                       string
 	}{
-		{"POST", "", jsonType, `{"title":""}`, 400, "title is required"},
-		{"POST", "", jsonType, `{"title":"   "}`, 400, "title is required"},
-		{"POST", "", jsonType, `{"title":"` + strings.Repeat("x", 201) + `"}`, 400, "longer than 200"},
+		{"POST", "", jsonType, `{"title":""}`, 400, "body title: failed notblank"},
+		{"POST", "", jsonType, `{}`, 400, "body title: failed notblank"},
+		{"POST", "", jsonType, `{"title":"   "}`, 400, "body title: failed notblank"},
+		{"POST", "", jsonType, `{"title":"` + strings.Repeat("é", 201) + `"}`, 400, "body title: failed max=200"},
 		{"POST", "", jsonType, `{"title":"a","priority":1}`, 400, `unknown field "priority"`},
 		{"POST", "", jsonType, `{"title":`, 400, "invalid JSON body"},
 		{"POST", "", jsonType, `{"title":5}`, 400, `field "title"`},
@@ -123,13 +124,15 @@ func TestValidation(t *testing.T) {
 		{"POST", "", "text/plain", `{"title":"a"}`, 415, "Content-Type must be application/json"},
 		{"POST", "", "", `{"title":"a"}`, 415, "Content-Type must be application/json"},
 		{"POST", "", jsonType, `{"title":"` + strings.Repeat("x", 70<<10) + `"}`, 413, ""},
-		{"GET", "/abc", "", "", 400, "id must be a positive integer"},
-		{"GET", "/0", "", "", 400, "id must be a positive integer"},
+		{"GET", "/abc", "", "", 400, `path id: "abc" is not an integer`},
+		{"GET", "/0", "", "", 400, "path id: failed gt=0"},
 		{"GET", "/99", "", "", 404, "no such todo"},
 		{"PATCH", "/1", jsonType, `{}`, 400, "nothing to update"},
 		{"PATCH", "/1", jsonType, `{"done":"yes"}`, 400, `field "done"`},
-		{"PATCH", "/1", jsonType, `{"title":""}`, 400, "title is required"},
+		{"PATCH", "/1", jsonType, `{"title":""}`, 400, "body title: failed notblank"},
+		{"PATCH", "/x", jsonType, `{"done":true}`, 400, `path id: "x" is not an integer`},
 		{"PUT", "/1", jsonType, `{"title":"x"}`, 405, "Method Not Allowed"},
+		{"GET", "/1/more", "", "", 404, "Not Found"},
 	}
 	for _, tc := range cases {
 		req, _ := http.NewRequest(tc.method, base+tc.path, strings.NewReader(tc.body))
@@ -142,11 +145,12 @@ func TestValidation(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		msg := string(b) // the engine's own 413 is text; the error handler's answers are JSON
-		var problem map[string]string
-		if json.Unmarshal(b, &problem) == nil {
-			msg = problem["error"]
+		var problem map[string]any // every error is JSON: the router's and the 413 too
+		if err := json.Unmarshal(b, &problem); err != nil || resp.Header.Get("Content-Type") != jsonType {
+			t.Errorf("%s %s: %d %q is not JSON", tc.method, tc.path, resp.StatusCode, b)
+			continue
 		}
+		msg, _ := problem["error"].(string)
 		if resp.StatusCode != tc.code || !strings.Contains(msg, tc.msg) {
 			t.Errorf("%s %s %.40q: %d %q, want %d with %q", tc.method, tc.path, tc.body, resp.StatusCode, msg, tc.code, tc.msg)
 		}
@@ -215,10 +219,44 @@ func TestMiddlewareAndFrontEnd(t *testing.T) {
 		t.Fatalf("app.js: %d %v", resp.StatusCode, resp.Header)
 	}
 
-	// Under httptest the event feed, which outlives its handler, cannot run.
-	var problem map[string]string
-	if resp := call(t, "GET", srv.URL+"/api/events", "", "", &problem); resp.StatusCode != 501 {
-		t.Fatalf("events under httptest: %d %v", resp.StatusCode, problem)
+	// The page rendered on the server, titles escaped by html/template.
+	call(t, "POST", srv.URL+"/api/todos", jsonType, `{"title":"<script>alert(1)</script>"}`, nil)
+	resp, err = http.Get(srv.URL + "/list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" ||
+		!bytes.Contains(b, []byte("<li>&lt;script&gt;alert(1)&lt;/script&gt;</li>")) || !bytes.Contains(b, []byte("41 todo(s), 41 open")) {
+		t.Fatalf("/list: %d %v\n%s", resp.StatusCode, resp.Header, b)
+	}
+}
+
+// Under httptest too the event feed works: ServeHTTP writes it on
+// net/http's goroutine for the request.
+func TestEventFeedUnderHTTPTest(t *testing.T) {
+	app, h := newApp(quietLogger(), "http://localhost:3000")
+	srv := httptest.NewServer(app)
+	defer srv.Close()
+	feed := openFeed(t, srv.URL+"/api/events")
+	waitForFeeds(t, h, 1)
+	call(t, "POST", srv.URL+"/api/todos", jsonType, `{"title":"under httptest"}`, nil)
+	if ev := feed.next(t); ev["event"] != "change" || !strings.Contains(ev["data"], `"title":"under httptest"`) {
+		t.Fatalf("event: %v", ev)
+	}
+	feed.resp.Body.Close()
+	waitForFeeds(t, h, 0) // the feed left the hub with its client
+}
+
+// waitForFeeds waits until the hub holds n feeds.
+func waitForFeeds(t *testing.T, h *hub, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); h.feeds.Len() != n; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub holds %d feeds, want %d", h.feeds.Len(), n)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -278,10 +316,7 @@ func TestEventFeed(t *testing.T) {
 	})
 	base := "http://" + addr.String()
 	a, b := openFeed(t, base+"/api/events"), openFeed(t, base+"/api/events")
-	deadline := time.Now().Add(5 * time.Second)
-	for h.size() != 2 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitForFeeds(t, h, 2)
 
 	call(t, "POST", base+"/api/todos", jsonType, `{"title":"shared"}`, nil)
 	for i, c := range []*sseClient{a, b} {
@@ -293,19 +328,11 @@ func TestEventFeed(t *testing.T) {
 		}
 	}
 
-	b.resp.Body.Close() // b's client leaves
-	time.Sleep(100 * time.Millisecond)
+	b.resp.Body.Close() // b's client leaves: its feed leaves the hub at once
+	waitForFeeds(t, h, 1)
 	call(t, "PATCH", base+"/api/todos/1", jsonType, `{"done":true}`, nil)
 	if ev := a.next(t); !strings.Contains(ev["data"], `"op":"updated"`) || ev["id"] != "2" {
 		t.Fatalf("feed a after b left: %v", ev)
-	}
-	deadline = time.Now().Add(5 * time.Second)
-	for h.size() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the hub still holds %d feeds; the ended one was not dropped", h.size())
-		}
-		call(t, "PATCH", base+"/api/todos/1", jsonType, `{"done":false}`, nil)
-		a.next(t)
 	}
 
 	// Shutdown ends the open feed: a's stream reaches its end.

@@ -4,16 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gwist/gwist"
-	"github.com/gwist/gwist/internal/wstest"
 	"github.com/gwist/gwist/websocket"
+	"github.com/gwist/gwist/websocket/wsclient"
 )
 
-// GET /ws pushes every change as a JSON text message, like the SSE feed.
+// GET /ws pushes every change as a JSON text message, like the SSE feed:
+// over gwist's listener and under httptest alike, read with gwist's
+// WebSocket client.
 func TestWebSocketChanges(t *testing.T) {
 	app, h := newApp(quietLogger(), "http://localhost:3000")
 	addr, err := app.Start("127.0.0.1:0")
@@ -25,29 +28,40 @@ func TestWebSocketChanges(t *testing.T) {
 		defer cancel()
 		_ = app.Shutdown(ctx)
 	})
-	c := wstest.Dial(t, addr.String(), "/ws")
-	deadline := time.Now().Add(5 * time.Second)
-	for h.ws.Len() != 1 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	base := "http://" + addr.String()
-	call(t, "POST", base+"/api/todos", jsonType, `{"title":"pushed"}`, nil)
-	ev, err := c.Next()
-	var ch change
-	if err == nil {
-		err = json.Unmarshal(ev.Payload, &ch)
-	}
-	if err != nil || ev.Kind != websocket.EventMessage || ev.Opcode != websocket.OpText ||
-		ch.Op != "created" || ch.Todo.Title != "pushed" {
-		t.Fatalf("message %q: %+v %v", ev.Payload, ch, err)
-	}
-	c.Conn.Close()
-	deadline = time.Now().Add(5 * time.Second)
-	for h.ws.Len() != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the closed socket is still in the hub")
+	other, oh := newApp(quietLogger(), "http://localhost:3000")
+	srv := httptest.NewServer(other)
+	defer srv.Close()
+	for name, tc := range map[string]struct {
+		base string
+		h    *hub
+	}{"listener": {"http://" + addr.String(), h}, "httptest": {srv.URL, oh}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c, _, err := wsclient.Dial(ctx, "ws"+strings.TrimPrefix(tc.base, "http")+"/ws", nil)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
-		time.Sleep(5 * time.Millisecond)
+		deadline := time.Now().Add(5 * time.Second)
+		for tc.h.ws.Len() != 1 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		call(t, "POST", tc.base+"/api/todos", jsonType, `{"title":"pushed"}`, nil)
+		op, data, err := c.ReadMessage()
+		var ch change
+		if err == nil {
+			err = json.Unmarshal(data, &ch)
+		}
+		if err != nil || op != websocket.OpText || ch.Op != "created" || ch.Todo.Title != "pushed" {
+			t.Fatalf("%s: message %q: %+v %v", name, data, ch, err)
+		}
+		c.Close(websocket.CloseNormal, "")
+		deadline = time.Now().Add(5 * time.Second)
+		for tc.h.ws.Len() != 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the closed socket is still in the hub", name)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 }
 

@@ -1,0 +1,52 @@
+package gwist_test
+
+import (
+	"bufio"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/gwist/gwist"
+)
+
+// An SSEHub publishes each event once to every open feed; feeds hold no
+// goroutine on gwist's listeners and leave the hub when they end. (Here
+// under httptest, where ServeHTTP writes each feed on net/http's
+// goroutine for its request.)
+func ExampleNewSSEHub() {
+	hub := gwist.NewSSEHub()
+	app := gwist.New()
+	app.GET("/events", func(c *gwist.Ctx) error {
+		f, err := c.SSEFeed()
+		if err != nil {
+			return err
+		}
+		hub.Add(f)
+		return nil
+	})
+	srv := httptest.NewServer(app)
+	defer srv.Close()
+
+	resp, err := http.Get(srv.URL + "/events")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close()
+	for hub.Len() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	sent, dropped, _ := hub.Publish(gwist.SSEEvent{ID: "1", Event: "change", Data: `{"op":"created"}`})
+	fmt.Println("sent", sent, "dropped", dropped)
+	br := bufio.NewReader(resp.Body)
+	for range 3 {
+		line, _ := br.ReadString('\n')
+		fmt.Print(line)
+	}
+	// Output:
+	// sent 1 dropped 0
+	// id: 1
+	// event: change
+	// data: {"op":"created"}
+}
