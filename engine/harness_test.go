@@ -71,9 +71,14 @@ func newHarness(t *testing.T, cfg Config, h Handler) *harness {
 // through OnOpen.
 func (h *harness) dial() *peer {
 	h.t.Helper()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	for _, fd := range fds {
+		if err := unix.SetNonblock(fd, true); err != nil {
+			h.t.Fatal(err)
+		}
 	}
 	// Small buffers, so that a peer that does not read backs up quickly.
 	for _, fd := range fds {
