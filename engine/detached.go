@@ -27,17 +27,17 @@ import (
 var (
 	// ErrSlowClient: more than Config.MaxStreamQueued of the response waits
 	// for the client; nothing was queued. The response stays open.
-	ErrSlowClient = errors.New("engine: the client is too far behind; nothing was queued")
+	ErrSlowClient = errors.New("gwist: the client is too far behind; nothing was queued")
 	// ErrStreamEnded: Close was called, or a drain ended the response.
-	ErrStreamEnded = errors.New("engine: the response has ended")
+	ErrStreamEnded = errors.New("gwist: the response has ended")
 	// ErrDetach: the response cannot be detached (it has a Content-Length,
 	// no body, more requests of the same pipelined batch wait behind it, or
 	// its request's streamed body has not been received to its end), or it
 	// was and the handler wrote to it directly.
-	ErrDetach = errors.New("engine: only the last request of a batch, with a body and without a Content-Length, can detach its response, and then only the Detached writes it")
+	ErrDetach = errors.New("gwist: only the last request of a batch, with a body and without a Content-Length, can detach its response, and then only the Detached writes it")
 	// errStreamAborted: the handler failed after detaching; the response
 	// is cut off (no last chunk) and the connection closes.
-	errStreamAborted = errors.New("engine: the handler failed after detaching its response")
+	errStreamAborted = errors.New("gwist: the handler failed after detaching its response")
 )
 
 // Detached is a response whose body is written after its handler returned;

@@ -13,7 +13,7 @@ import (
 
 // errH2BodyTooLarge is the refusal of an HTTP/2 request whose body is over
 // the limit (Exchange.Refused).
-var errH2BodyTooLarge = errors.New("engine: request body over the limit")
+var errH2BodyTooLarge = errors.New("gwist: request body over the limit")
 
 // h2Stream is one HTTP/2 request and its response. The handler's side
 // (worker, or the loop when Inline) hands the response over through out,

@@ -26,7 +26,7 @@ import (
 //     engine writes, through the fake Write or directly from a worker
 //     (direct.go), reaches the test's end in order.
 //   - What the test sends goes into the fake's inbound buffer, and
-//     OnTraffic is called at once, on the test goroutine.
+//     onTraffic is called at once, on the test goroutine.
 //   - Execute queues tasks (workers call it); the test runs them with run,
 //     as the loop would, which makes every hand-off visible.
 //   - The clocks (the coarse one of the timers, and the wall clock of the
@@ -68,7 +68,7 @@ func newHarness(t *testing.T, cfg Config, h Handler) *harness {
 }
 
 // dial opens a connection: a socket pair whose server end the engine gets
-// through OnOpen.
+// through onOpen.
 func (h *harness) dial() *peer {
 	h.t.Helper()
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
@@ -88,7 +88,7 @@ func (h *harness) dial() *peer {
 	fc := &fakeConn{fd: fds[0], loop: h.loop, srv: h.srv}
 	p := &peer{h: h, fc: fc, f: os.NewFile(uintptr(fds[1]), "peer")}
 	h.t.Cleanup(func() { p.f.Close(); p.fc.closeFD() })
-	if _, action := h.srv.OnOpen(fc); action == gnet.Close {
+	if _, action := h.srv.onOpen(fc); action == gnet.Close {
 		fc.closeNow()
 	}
 	h.run()
@@ -150,7 +150,7 @@ func (p *peer) send(b string) {
 		p.h.t.Fatal("send on a connection the engine closed")
 	}
 	fc.in = append(fc.in, b...)
-	if p.h.srv.OnTraffic(fc) == gnet.Close {
+	if p.h.srv.onTraffic(fc) == gnet.Close {
 		fc.closeNow()
 	}
 	p.h.run()
@@ -327,7 +327,7 @@ func (c *fakeConn) closeNow() {
 	}
 	c.flushOutbound()
 	c.closed = true
-	c.srv.OnClose(c, nil)
+	c.srv.onClose(c, nil)
 	c.closeFD()
 }
 

@@ -50,21 +50,21 @@ var (
 	// ErrBodyAborted: the connection closed before the body's end (the
 	// client left, or the server closed it); the request's context is
 	// cancelled too.
-	ErrBodyAborted = errors.New("engine: request body aborted: the connection closed")
+	ErrBodyAborted = errors.New("gwist: request body aborted: the connection closed")
 	// ErrBodyTooLarge: the body is longer than the route's limit. The
 	// connection closes after the response, which is a 413 unless the
 	// handler's response had begun to stream.
-	ErrBodyTooLarge = errors.New("engine: request body too large")
+	ErrBodyTooLarge = errors.New("gwist: request body too large")
 	// ErrBodyReadTimeout: no body byte arrived for Config.BodyReadTimeout
 	// while the engine was waiting for one. The connection closes after the
 	// response (a 408 unless it had begun to stream).
-	ErrBodyReadTimeout = errors.New("engine: request body read timeout")
+	ErrBodyReadTimeout = errors.New("gwist: request body read timeout")
 	// ErrBodyFraming: the body's chunked framing is malformed. The error
 	// also wraps the *http1.Error. The connection closes after the
 	// response (a 400 unless it had begun to stream).
-	ErrBodyFraming = errors.New("engine: malformed request body")
+	ErrBodyFraming = errors.New("gwist: malformed request body")
 
-	errBodyClosed = errors.New("engine: request body read after its handler returned")
+	errBodyClosed = errors.New("gwist: request body read after its handler returned")
 )
 
 // bodyDrainLimit is how much of a body its handler left unread the engine

@@ -29,12 +29,12 @@ type ProxyProtocol struct {
 // are IPv4 prefixes (addresses are compared unmapped).
 func (p *ProxyProtocol) normalized() (*ProxyProtocol, error) {
 	if len(p.Trusted) == 0 {
-		return nil, errors.New("engine: ProxyProtocol needs at least one trusted network")
+		return nil, errors.New("gwist: ProxyProtocol needs at least one trusted network")
 	}
 	q := &ProxyProtocol{Trusted: make([]netip.Prefix, len(p.Trusted))}
 	for i, pfx := range p.Trusted {
 		if !pfx.IsValid() {
-			return nil, errors.New("engine: ProxyProtocol: invalid trusted network " + pfx.String())
+			return nil, errors.New("gwist: ProxyProtocol: invalid trusted network " + pfx.String())
 		}
 		if a := pfx.Addr(); a.Is4In6() && pfx.Bits() >= 96 {
 			pfx = netip.PrefixFrom(a.Unmap(), pfx.Bits()-96)

@@ -17,7 +17,7 @@ import (
 // ErrNoSendfile: the response cannot take its body from a file in the
 // kernel here (TLS, an Inline server, chunked framing, a detached
 // response); the caller writes the bytes itself instead.
-var ErrNoSendfile = errors.New("engine: sendfile is not available for this response")
+var ErrNoSendfile = errors.New("gwist: sendfile is not available for this response")
 
 // sendfileMax bounds one sendfile call, so that the write timeout and a
 // client's leaving are looked at between calls.

@@ -22,7 +22,7 @@ import (
 )
 
 // ErrServerClosed is returned by Wait after Shutdown.
-var ErrServerClosed = errors.New("engine: server closed")
+var ErrServerClosed = errors.New("gwist: server closed")
 
 // drainPollInterval is how often Shutdown looks whether the last connection
 // has closed, and sweeps for connections that became idle.
@@ -33,8 +33,6 @@ const drainPollInterval = 5 * time.Millisecond
 // accepts run on gnet event loops. Create it with NewServer, start it with
 // Start, stop it with Shutdown.
 type Server struct {
-	gnet.BuiltinEventEngine
-
 	cfg     Config
 	handler Handler
 	limit   *ConnLimit
@@ -75,14 +73,14 @@ type Server struct {
 // NewServer checks cfg and returns a server that runs h for every request.
 func NewServer(cfg Config, h Handler) (*Server, error) {
 	if h == nil {
-		return nil, errors.New("engine: nil handler")
+		return nil, errors.New("gwist: nil handler")
 	}
 	c := cfg.withDefaults()
 	if !c.Inline && c.Workers == nil {
-		return nil, errors.New("engine: Config.Workers is required unless Inline")
+		return nil, errors.New("gwist: Config.Workers is required unless Inline")
 	}
 	if c.StreamBody != nil && c.Workers == nil {
-		return nil, errors.New("engine: Config.Workers is required with StreamBody (streamed bodies are read on workers)")
+		return nil, errors.New("gwist: Config.Workers is required with StreamBody (streamed bodies are read on workers)")
 	}
 	s := &Server{
 		cfg:        c,
@@ -116,13 +114,13 @@ func (s *Server) now() int64 { return s.clock.Load() }
 // the background. It returns the bound address once the loops run.
 func (s *Server) Start(addr string) (net.Addr, error) {
 	if s.ln != nil {
-		return nil, errors.New("engine: Start called twice")
+		return nil, errors.New("gwist: Start called twice")
 	}
 	ln, err := listen(addr, s.cfg.ReusePort)
 	if err != nil {
-		return nil, fmt.Errorf("engine: listen %s: %w", addr, err)
+		return nil, fmt.Errorf("gwist: listen %s: %w", addr, err)
 	}
-	cli, err := gnet.NewClient(s,
+	cli, err := gnet.NewClient(&gnetEvents{s: s},
 		gnet.WithMulticore(true),
 		gnet.WithNumEventLoop(s.cfg.Loops),
 		// Go's accept already set TCP_NODELAY on the socket gnet adopts
@@ -135,7 +133,7 @@ func (s *Server) Start(addr string) (net.Addr, error) {
 	}
 	if err != nil {
 		_ = ln.Close()
-		return nil, fmt.Errorf("engine: start event loops: %w", err)
+		return nil, fmt.Errorf("gwist: start event loops: %w", err)
 	}
 	s.ln, s.cli, s.addr = ln, cli, ln.Addr()
 	go s.acceptLoop()
@@ -197,7 +195,7 @@ func (s *Server) CutConns() int { return int(s.cut.Load()) }
 // contexts cancelled) and ctx's error is returned.
 func (s *Server) Shutdown(ctx context.Context) error {
 	if s.ln == nil {
-		return errors.New("engine: Shutdown before Start")
+		return errors.New("gwist: Shutdown before Start")
 	}
 	if s.stopped.Swap(true) {
 		<-s.runDone
@@ -271,8 +269,21 @@ func (s *Server) loopFor(el gnet.EventLoop) *loopState {
 	return ls
 }
 
-// OnOpen implements gnet.EventHandler.
-func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
+// gnetEvents is the Server as gnet's event handler: gnet's callbacks stay
+// out of the engine's exported API.
+type gnetEvents struct {
+	gnet.BuiltinEventEngine
+	s *Server
+}
+
+func (e *gnetEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) { return e.s.onOpen(gc) }
+func (e *gnetEvents) OnTraffic(gc gnet.Conn) gnet.Action       { return e.s.onTraffic(gc) }
+func (e *gnetEvents) OnClose(gc gnet.Conn, err error) gnet.Action {
+	return e.s.onClose(gc, err)
+}
+
+// onOpen is gnet's OnOpen: a connection is accepted on a loop.
+func (s *Server) onOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	// During a drain the connection is served all the same (see
 	// acceptLoop): its first response says Connection: close, and if it
 	// sends nothing the drain closes it as idle.
@@ -298,8 +309,8 @@ func (s *Server) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	return nil, gnet.None
 }
 
-// OnTraffic implements gnet.EventHandler.
-func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
+// onTraffic is gnet's OnTraffic: input arrived.
+func (s *Server) onTraffic(gc gnet.Conn) gnet.Action {
 	c, ok := gc.Context().(*conn)
 	if !ok {
 		return gnet.Close
@@ -307,8 +318,8 @@ func (s *Server) OnTraffic(gc gnet.Conn) gnet.Action {
 	return c.onTraffic()
 }
 
-// OnClose implements gnet.EventHandler.
-func (s *Server) OnClose(gc gnet.Conn, _ error) gnet.Action {
+// onClose is gnet's OnClose: the connection is gone.
+func (s *Server) onClose(gc gnet.Conn, _ error) gnet.Action {
 	c, ok := gc.Context().(*conn)
 	if !ok {
 		return gnet.None

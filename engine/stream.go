@@ -25,17 +25,17 @@ var (
 	// ErrInlineStreaming: Flush on a server running handlers on the event
 	// loop (Config.Inline), where a handler must never wait for a client.
 	// Writes there are buffered and the response is sent whole.
-	ErrInlineStreaming = errors.New("engine: streaming needs the worker pool (the server is Inline)")
+	ErrInlineStreaming = errors.New("gwist: streaming needs the worker pool (the server is Inline)")
 	// ErrClientGone: the connection closed (the client left, or the server
 	// closed it); nothing more of the response can be sent.
-	ErrClientGone = errors.New("engine: client gone")
+	ErrClientGone = errors.New("gwist: client gone")
 	// ErrBodyLength: the handler wrote more than the Content-Length it set.
 	// The connection is closed after what was sent, so the response is seen
 	// as truncated rather than mis-framed.
-	ErrBodyLength = errors.New("engine: response body longer than its Content-Length")
+	ErrBodyLength = errors.New("gwist: response body longer than its Content-Length")
 	// ErrStreamWriteTimeout: the client took none of the queued response
 	// for Config.WriteTimeout.
-	ErrStreamWriteTimeout = errors.New("engine: write timeout: the client stopped reading")
+	ErrStreamWriteTimeout = errors.New("gwist: write timeout: the client stopped reading")
 )
 
 // stream is one response being sent while its handler runs. Only the

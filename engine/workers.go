@@ -12,10 +12,10 @@ import (
 
 // ErrOverloaded is returned when every worker is busy; the engine answers
 // such requests with 503 and Retry-After.
-var ErrOverloaded = errors.New("engine: all workers busy")
+var ErrOverloaded = errors.New("gwist: all workers busy")
 
 // ErrWorkersReleased is returned for work submitted after Release.
-var ErrWorkersReleased = errors.New("engine: worker pool released")
+var ErrWorkersReleased = errors.New("gwist: worker pool released")
 
 // Workers is a bounded pool of goroutines that run handlers. Several servers
 // (a plaintext and a TLS listener, say) can share one.

@@ -27,7 +27,7 @@ import (
 var (
 	// ErrWSClosed: the WebSocket is closing or closed (a close frame was
 	// sent or received, or the connection is gone); nothing was queued.
-	ErrWSClosed = errors.New("engine: the WebSocket is closed")
+	ErrWSClosed = errors.New("gwist: the WebSocket is closed")
 )
 
 // WSHandler receives a WebSocket connection's events. The engine calls its
@@ -236,7 +236,7 @@ func (ws *WSConn) WriteText(s string) error {
 
 func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
 	if op != websocket.OpText && op != websocket.OpBinary {
-		return errors.New("engine: WriteMessage takes OpText or OpBinary")
+		return errors.New("gwist: WriteMessage takes OpText or OpBinary")
 	}
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -314,7 +314,7 @@ func (ws *WSConn) writeShared(frame []byte) error {
 // 1008, 1011, 3000-4999, ...); reason is cut to fit 123 bytes.
 func (ws *WSConn) Close(code websocket.CloseCode, reason string) error {
 	if !websocket.ValidCloseCode(code) {
-		return errors.New("engine: invalid close code")
+		return errors.New("gwist: invalid close code")
 	}
 	ws.mu.Lock()
 	defer ws.mu.Unlock()

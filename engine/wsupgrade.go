@@ -22,7 +22,7 @@ import (
 // ErrUpgrade: the exchange cannot become a WebSocket (HTTP/2 without
 // extended CONNECT, a response already streaming, a streamed request body,
 // an exchange outside the engine).
-var ErrUpgrade = errors.New("engine: this exchange cannot be upgraded to a WebSocket")
+var ErrUpgrade = errors.New("gwist: this exchange cannot be upgraded to a WebSocket")
 
 // WSUpgrade is what the handshake agreed on.
 type WSUpgrade struct {
@@ -43,7 +43,7 @@ type WSUpgrade struct {
 // kept (a hub, say) but nothing is written before OnOpen runs.
 func (ex *Exchange) UpgradeWebSocket(up WSUpgrade) (*WSConn, error) {
 	if up.Handler == nil || up.Config == nil {
-		return nil, errors.New("engine: UpgradeWebSocket needs a handler and a config")
+		return nil, errors.New("gwist: UpgradeWebSocket needs a handler and a config")
 	}
 	if ex.ws != nil {
 		return ex.ws, nil
