@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/gwist/gwist/engine"
 	"github.com/gwist/gwist/http1"
 	"github.com/gwist/gwist/router"
 )
@@ -18,14 +17,14 @@ import (
 var (
 	// ErrBodyAborted: the client went away (or the server closed the
 	// connection) before the body's end; the request's context is done.
-	ErrBodyAborted = engine.ErrBodyAborted
+	ErrBodyAborted = errors.New("gwist: request body aborted: the connection closed")
 	// ErrBodyTooLarge: the body passed the route's StreamBody limit (413).
-	ErrBodyTooLarge = engine.ErrBodyTooLarge
+	ErrBodyTooLarge = errors.New("gwist: request body too large")
 	// ErrBodyReadTimeout: no body byte arrived for WithBodyReadTimeout
 	// while the handler was ready for more (408).
-	ErrBodyReadTimeout = engine.ErrBodyReadTimeout
+	ErrBodyReadTimeout = errors.New("gwist: request body read timeout")
 	// ErrBodyFraming: the chunked framing of the body is malformed (400).
-	ErrBodyFraming = engine.ErrBodyFraming
+	ErrBodyFraming = errors.New("gwist: malformed request body")
 )
 
 // bodyStreams is the engine's Config.StreamBody: does the route of req
@@ -69,6 +68,7 @@ type bodyStream Ctx
 
 func (s *bodyStream) Read(p []byte) (int, error) {
 	n, err := s.ex.ReadBody(p)
+	err = fromEngine(err)
 	s.bodyRead += int64(n)
 	switch {
 	case err == io.EOF && s.req != nil:
@@ -84,11 +84,11 @@ func (s *bodyStream) Read(p []byte) (int, error) {
 // bodyHTTPError wraps a streamed body's error in the HTTPError it calls for.
 func bodyHTTPError(err error) error {
 	switch {
-	case errors.Is(err, engine.ErrBodyTooLarge):
+	case errors.Is(err, ErrBodyTooLarge):
 		return &HTTPError{Code: http.StatusRequestEntityTooLarge, Message: "Request body too large", Err: err}
-	case errors.Is(err, engine.ErrBodyReadTimeout):
+	case errors.Is(err, ErrBodyReadTimeout):
 		return &HTTPError{Code: http.StatusRequestTimeout, Message: "Request body read timeout", Err: err}
-	case errors.Is(err, engine.ErrBodyFraming):
+	case errors.Is(err, ErrBodyFraming):
 		return &HTTPError{Code: http.StatusBadRequest, Message: "Malformed request body", Err: err}
 	}
 	return err // ErrBodyAborted: the client is gone, nobody gets a status

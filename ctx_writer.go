@@ -59,7 +59,7 @@ func (c *Ctx) rawWrite(p []byte) (int, error) {
 	c.responded = true
 	n, err := c.ex.Write(p)
 	c.written += int64(n)
-	return n, err
+	return n, fromEngine(err)
 }
 
 func (c *Ctx) rawFlush() error {
@@ -70,7 +70,7 @@ func (c *Ctx) rawFlush() error {
 	if c.ex.Streaming() {
 		c.responded = true
 	}
-	return err
+	return fromEngine(err)
 }
 
 // setBody makes s the response body: it replaces the buffered body, or

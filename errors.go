@@ -3,7 +3,6 @@ package gwist
 import (
 	"context"
 	"errors"
-	"github.com/gwist/gwist/engine"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -19,16 +18,16 @@ var (
 	// ErrInlineStreaming is returned by Flush on an app running handlers on
 	// the event loop (WithInline), which never streams: a handler there must
 	// not wait for a client. Its writes are buffered and sent whole.
-	ErrInlineStreaming = engine.ErrInlineStreaming
+	ErrInlineStreaming = errors.New("gwist: streaming needs the worker pool (the App is WithInline)")
 	// ErrClientGone is returned by Write and Flush once the connection has
 	// closed; the request's context is cancelled too.
-	ErrClientGone = engine.ErrClientGone
+	ErrClientGone = errors.New("gwist: client gone")
 	// ErrBodyLength is returned by a Write that would pass the Content-Length
 	// the handler set; the connection is closed after what was sent.
-	ErrBodyLength = engine.ErrBodyLength
+	ErrBodyLength = errors.New("gwist: response body longer than its Content-Length")
 	// ErrStreamWriteTimeout is returned by a Write the client did not let
 	// progress for the write timeout (WithWriteTimeout).
-	ErrStreamWriteTimeout = engine.ErrStreamWriteTimeout
+	ErrStreamWriteTimeout = errors.New("gwist: write timeout: the client stopped reading")
 )
 
 // HTTPError is an error with the HTTP status it should produce. Return one

@@ -1,6 +1,7 @@
 package gwist
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 
@@ -37,4 +38,4 @@ func (a *App) rejected(ex *engine.Exchange) {
 // ErrServerBusy is wrapped by the 503 *HTTPError the error handler gets
 // for a request the worker pool had no room for (WithWorkers). That
 // answer is made on the event loop: an error handler must not block.
-var ErrServerBusy = engine.ErrOverloaded
+var ErrServerBusy = errors.New("gwist: all workers busy")

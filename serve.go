@@ -223,7 +223,7 @@ func (a *App) checkHeaders(c *Ctx) {
 // and the error is logged, or counted when the client had left.
 func (a *App) streamFailed(c *Ctx, err error) {
 	c.ex.AbortStream()
-	if c.ex.Context().Err() != nil || errors.Is(err, engine.ErrClientGone) {
+	if c.ex.Context().Err() != nil || errors.Is(err, ErrClientGone) || errors.Is(err, engine.ErrClientGone) {
 		a.goneErrs.log(c, err)
 		return
 	}

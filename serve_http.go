@@ -91,7 +91,7 @@ func readRequest(req *http1.Request, r *http.Request, maxBody int64) (int, error
 		}
 	}
 	if r.ContentLength > maxBody {
-		return http.StatusRequestEntityTooLarge, engine.ErrBodyTooLarge
+		return http.StatusRequestEntityTooLarge, ErrBodyTooLarge
 	}
 	req.ContentLength = max(r.ContentLength, 0)
 	if r.Body == nil || r.Body == http.NoBody {
@@ -100,7 +100,7 @@ func readRequest(req *http1.Request, r *http.Request, maxBody int64) (int, error
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	switch {
 	case int64(len(body)) > maxBody:
-		return http.StatusRequestEntityTooLarge, engine.ErrBodyTooLarge
+		return http.StatusRequestEntityTooLarge, ErrBodyTooLarge
 	case err != nil:
 		return http.StatusBadRequest, err
 	}
@@ -175,9 +175,9 @@ func (s *responseSink) sinkError(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, http.ErrContentLength):
-		return engine.ErrBodyLength
+		return ErrBodyLength
 	case s.r.Context().Err() != nil:
-		return engine.ErrClientGone
+		return ErrClientGone
 	}
 	return err
 }

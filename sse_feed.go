@@ -12,12 +12,12 @@ var (
 	// ErrSlowClient: more than WithMaxStreamQueued of the feed waits for
 	// its client; the event was not queued, the feed stays open. Drop the
 	// event, or Close the feed and let the client reconnect.
-	ErrSlowClient = engine.ErrSlowClient
+	ErrSlowClient = errors.New("gwist: the client is too far behind; nothing was queued")
 	// ErrFeedClosed: the feed was closed (Close, or a Shutdown began).
-	ErrFeedClosed = engine.ErrStreamEnded
+	ErrFeedClosed = errors.New("gwist: the response has ended")
 	// ErrCannotDetach: SSEFeed on a HEAD request, a response with a
 	// Content-Length, or a request pipelined in front of others.
-	ErrCannotDetach = engine.ErrDetach
+	ErrCannotDetach = errors.New("gwist: the response cannot outlive its handler (a HEAD request, a Content-Length, or a request pipelined in front of others)")
 	// ErrFeedNeedsLoop: SSEFeed under App.ServeHTTP with a ResponseWriter
 	// that cannot flush (a feed must send each event at once).
 	ErrFeedNeedsLoop = errors.New("gwist: SSEFeed needs gwist's own listener or a ResponseWriter that can flush")
@@ -64,7 +64,7 @@ func (c *Ctx) SSEFeed() (*SSEFeed, error) {
 	err := c.startEventStream(func() error {
 		var err error
 		d, err = c.ex.Detach(max(every, 0), []byte(":\n\n"))
-		return err
+		return fromEngine(err)
 	})
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func (f *SSEFeed) write(b []byte) error {
 	if f.s != nil {
 		return f.s.write(b)
 	}
-	return f.d.Write(b)
+	return fromEngine(f.d.Write(b))
 }
 
 // Close ends the stream after the events already queued; the connection
@@ -110,7 +110,7 @@ func (f *SSEFeed) Close() error {
 		f.s.close()
 		return nil
 	}
-	return f.d.Close()
+	return fromEngine(f.d.Close())
 }
 
 // Done is closed when the feed has ended.
@@ -127,7 +127,7 @@ func (f *SSEFeed) Err() error {
 	if f.s != nil {
 		return f.s.error()
 	}
-	return f.d.Err()
+	return fromEngine(f.d.Err())
 }
 
 // afterEnd runs fn once when the feed ends (at once if it has): on the

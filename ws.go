@@ -17,23 +17,6 @@ import (
 // connection's events go to the WSHandler's callbacks on the worker pool,
 // one at a time per connection and in order.
 
-// WSConn is one WebSocket connection: WriteMessage, TryWriteMessage,
-// WriteText and Close may be called from any goroutine. See engine.WSConn.
-type WSConn = engine.WSConn
-
-// WSConfig holds a WebSocket endpoint's limits and timers (message size,
-// keepalive, queues); zero fields take their defaults. See engine.WSConfig.
-type WSConfig = engine.WSConfig
-
-// WSHub is a set of WebSocket connections to broadcast to; see NewWSHub.
-type WSHub = engine.WSHub
-
-// NewWSHub returns an empty hub. Add connections in OnOpen; they leave it
-// by themselves when they close. Broadcast encodes a message once and
-// queues the same bytes to every connection without blocking; a
-// connection too far behind (over WSConfig.MaxQueued) is closed with 1008.
-func NewWSHub() *WSHub { return engine.NewWSHub() }
-
 // Opcode and CloseCode are the websocket package's.
 type (
 	Opcode    = websocket.Opcode
@@ -45,9 +28,6 @@ const (
 	TextMessage   = websocket.OpText
 	BinaryMessage = websocket.OpBinary
 )
-
-// ErrWSClosed: a write after the WebSocket began to close or closed.
-var ErrWSClosed = engine.ErrWSClosed
 
 // WSHandler is a WebSocket endpoint: its callbacks and its handshake
 // options. Use it through WebSocket (a route handler) or Ctx.WebSocket;
@@ -114,7 +94,7 @@ var wsRoutePC = reflect.ValueOf((&wsRoute{}).serve).Pointer()
 func isWebSocketRoute(h HandlerFunc) bool { return reflect.ValueOf(h).Pointer() == wsRoutePC }
 
 func (h *WSHandler) prepare() {
-	h.once.Do(func() { h.cfg, h.adapter = h.Config.WithDefaults(), wsAdapter{h} })
+	h.once.Do(func() { h.cfg, h.adapter = h.Config.withDefaults(), wsAdapter{h} })
 }
 
 // WebSocket answers the WebSocket opening handshake (RFC 6455 section 4.2)
@@ -171,7 +151,7 @@ func (c *Ctx) WebSocket(h *WSHandler) error {
 	if check := h.CheckOrigin; check != nil && !check(c) || check == nil && !sameOrigin(req) {
 		return c.String(http.StatusForbidden, "origin not allowed\n")
 	}
-	up := engine.WSUpgrade{Handler: &h.adapter, Config: &h.cfg}
+	up := engine.WSUpgrade{Handler: &h.adapter, Config: &h.cfg, Owner: new(WSConn)}
 	if !h2 {
 		c.SetHeader("Sec-WebSocket-Accept", websocket.AcceptKey(key))
 	}
@@ -189,8 +169,10 @@ func (c *Ctx) WebSocket(h *WSHandler) error {
 	}
 	if rs != nil {
 		rs.upgrade = &up // ServeHTTP switches once the handlers have returned
-	} else if _, err := c.ex.UpgradeWebSocket(up); err != nil {
-		return err
+	} else if ec, err := c.ex.UpgradeWebSocket(up); err != nil {
+		return fromEngine(err)
+	} else {
+		up.Owner.(*WSConn).c = ec
 	}
 	if !h2 {
 		c.ex.Status = http.StatusSwitchingProtocols // what middleware (logs, metrics, traces) see
@@ -240,20 +222,21 @@ func headerHasToken(req *http1.Request, name, token string) bool {
 // wsAdapter is a WSHandler as the engine's handler interface.
 type wsAdapter struct{ h *WSHandler }
 
-func (a *wsAdapter) OnOpen(ws *WSConn) {
+func (a *wsAdapter) OnOpen(c *engine.WSConn) {
+	ws := wsConnOf(c)
 	if f := a.h.OnOpen; f != nil {
 		f(ws)
 	}
 }
 
-func (a *wsAdapter) OnMessage(ws *WSConn, op Opcode, data []byte) {
+func (a *wsAdapter) OnMessage(c *engine.WSConn, op Opcode, data []byte) {
 	if f := a.h.OnMessage; f != nil {
-		f(ws, op, data)
+		f(wsConnOf(c), op, data)
 	}
 }
 
-func (a *wsAdapter) OnClose(ws *WSConn, code CloseCode, reason string) {
+func (a *wsAdapter) OnClose(c *engine.WSConn, code CloseCode, reason string) {
 	if f := a.h.OnClose; f != nil {
-		f(ws, code, reason)
+		f(wsConnOf(c), code, reason)
 	}
 }

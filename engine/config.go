@@ -201,14 +201,14 @@ func (c *Config) withDefaults() Config {
 		d.Logger = slog.Default()
 	}
 	if d.MaxConnHandlers <= 0 {
-		d.MaxConnHandlers = DefaultMaxConnHandlers(d.Workers)
+		d.MaxConnHandlers = defaultMaxConnHandlers(d.Workers)
 	}
 	return d
 }
 
-// DefaultMaxConnHandlers is Config.MaxConnHandlers's default for a pool:
+// defaultMaxConnHandlers is Config.MaxConnHandlers's default for a pool:
 // a sixteenth of its size, at least 4.
-func DefaultMaxConnHandlers(w *Workers) int {
+func defaultMaxConnHandlers(w *Workers) int {
 	size := DefaultWorkers
 	if w != nil {
 		size = w.Cap()

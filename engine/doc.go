@@ -1,4 +1,7 @@
-// Package engine runs gwist's HTTP servers on gnet event loops.
+// Package engine runs gwist's HTTP servers on gnet event loops: it is the
+// reactor layer under the root package, which is gwist's API. Its exported
+// names exist for the root package; they carry no compatibility promise
+// for direct use.
 //
 // It is the only package that imports gnet. It owns the listening socket,
 // accepting on a goroutine of its own that survives every accept error and

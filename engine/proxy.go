@@ -92,23 +92,6 @@ type ProxyStats struct {
 	Timeout uint64
 }
 
-// Errors is the number of connections closed over their PROXY header.
-func (s ProxyStats) Errors() uint64 {
-	return s.Untrusted + s.Missing + s.Malformed + s.Checksum + s.Truncated + s.Timeout
-}
-
-// Add adds o's counts to s.
-func (s *ProxyStats) Add(o ProxyStats) {
-	s.Accepted += o.Accepted
-	s.Local += o.Local
-	s.Untrusted += o.Untrusted
-	s.Missing += o.Missing
-	s.Malformed += o.Malformed
-	s.Checksum += o.Checksum
-	s.Truncated += o.Truncated
-	s.Timeout += o.Timeout
-}
-
 type proxyCounters struct {
 	accepted, local, untrusted, missing, malformed, checksum, truncated, timeout atomic.Uint64
 	log                                                                          lograte.Limiter

@@ -14,8 +14,8 @@ import (
 // such requests with 503 and Retry-After.
 var ErrOverloaded = errors.New("gwist: all workers busy")
 
-// ErrWorkersReleased is returned for work submitted after Release.
-var ErrWorkersReleased = errors.New("gwist: worker pool released")
+// errWorkersReleased is returned for work submitted after Release.
+var errWorkersReleased = errors.New("gwist: worker pool released")
 
 // Workers is a bounded pool of goroutines that run handlers. Several servers
 // (a plaintext and a TLS listener, say) can share one.
@@ -156,13 +156,13 @@ func (w *Workers) Release(timeout time.Duration) error {
 
 // submit queues b for a drainer, starting one when none is free. It
 // refuses b with ErrOverloaded when size batches are already pending, and
-// with ErrWorkersReleased after Release.
+// with errWorkersReleased after Release.
 func (w *Workers) submit(b *batch) error {
 	w.mu.Lock()
 	switch {
 	case w.released:
 		w.mu.Unlock()
-		return ErrWorkersReleased
+		return errWorkersReleased
 	case w.pending >= w.size:
 		w.rejected++
 		w.mu.Unlock()

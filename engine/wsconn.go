@@ -126,9 +126,9 @@ func (cfg WSConfig) WithDefaults() WSConfig {
 // WSConn is one WebSocket connection. Its write methods, Close and the
 // accessors may be called from any goroutine.
 type WSConn struct {
-	// User is the application's: set it in OnOpen (or before, in the
-	// handler that upgraded) to find its own state from the callbacks.
-	User any
+	// Owner is the layer above's object for this connection (the root
+	// package's WSConn), set from WSUpgrade.Owner.
+	Owner any
 
 	c       *conn
 	cfg     *WSConfig

@@ -109,7 +109,7 @@ func (ws *WSConn) startCallbacks() {
 	if err := c.config().Workers.submit(b); err != nil {
 		b.ws = nil
 		b.release()
-		if err == ErrWorkersReleased {
+		if err == errWorkersReleased {
 			// The server is stopping: nothing else will run them.
 			ws.runCallbacks(nil)
 			return

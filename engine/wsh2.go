@@ -27,7 +27,7 @@ func (ex *Exchange) Protocol() string {
 // and makes the stream a WebSocket once the handler returns. Handler side.
 func (s *h2Stream) upgradeWS(ex *Exchange, up WSUpgrade) (*WSConn, error) {
 	if s.protocol == "" || s.streaming || s.det != nil {
-		return nil, ErrUpgrade
+		return nil, errUpgrade
 	}
 	ws := newWSConn(s.d.c, up)
 	ws.h2s = s

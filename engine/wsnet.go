@@ -73,7 +73,7 @@ func ServeNetWebSocket(conn net.Conn, br *bufio.Reader, up WSUpgrade, opts NetWS
 	if br == nil {
 		br = bufio.NewReader(conn)
 	}
-	ws := &WSConn{cfg: up.Config, h: up.Handler, subp: up.Subprotocol, deflate: up.Deflate}
+	ws := &WSConn{Owner: up.Owner, cfg: up.Config, h: up.Handler, subp: up.Subprotocol, deflate: up.Deflate}
 	if up.Deflate != nil {
 		ws.deflater = websocket.NewDeflater(*up.Deflate, false)
 	}

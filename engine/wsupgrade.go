@@ -19,10 +19,10 @@ import (
 // after the handshake (frames, if it did not wait) go to the WebSocket
 // driver, not to the HTTP/1 parser.
 
-// ErrUpgrade: the exchange cannot become a WebSocket (HTTP/2 without
+// errUpgrade: the exchange cannot become a WebSocket (HTTP/2 without
 // extended CONNECT, a response already streaming, a streamed request body,
 // an exchange outside the engine).
-var ErrUpgrade = errors.New("gwist: this exchange cannot be upgraded to a WebSocket")
+var errUpgrade = errors.New("gwist: this exchange cannot be upgraded to a WebSocket")
 
 // WSUpgrade is what the handshake agreed on.
 type WSUpgrade struct {
@@ -33,6 +33,8 @@ type WSUpgrade struct {
 	// fields that announce them are the caller's to set.
 	Subprotocol string
 	Deflate     *websocket.DeflateParams
+	// Owner is the layer above's object for the connection (WSConn.Owner).
+	Owner any
 }
 
 // UpgradeWebSocket answers ex with "101 Switching Protocols" (ex.Header's
@@ -49,7 +51,7 @@ func (ex *Exchange) UpgradeWebSocket(up WSUpgrade) (*WSConn, error) {
 		return ex.ws, nil
 	}
 	if ex.sink != nil || ex.st != nil || ex.in != nil || ex.h2in != nil {
-		return nil, ErrUpgrade
+		return nil, errUpgrade
 	}
 	var c *conn
 	switch {
@@ -57,21 +59,21 @@ func (ex *Exchange) UpgradeWebSocket(up WSUpgrade) (*WSConn, error) {
 		return ex.h2.upgradeWS(ex, up)
 	case ex.b != nil:
 		if ex.b.exs[len(ex.b.exs)-1] != ex {
-			return nil, ErrUpgrade
+			return nil, errUpgrade
 		}
 		c = ex.b.c
 	default:
 		c = ex.loopConn
 	}
 	if c == nil || ex.Request.ProtoMinor != 1 {
-		return nil, ErrUpgrade
+		return nil, errUpgrade
 	}
 	ex.ws = newWSConn(c, up)
 	return ex.ws, nil
 }
 
 func newWSConn(c *conn, up WSUpgrade) *WSConn {
-	ws := &WSConn{c: c, cfg: up.Config, h: up.Handler, subp: up.Subprotocol, deflate: up.Deflate}
+	ws := &WSConn{Owner: up.Owner, c: c, cfg: up.Config, h: up.Handler, subp: up.Subprotocol, deflate: up.Deflate}
 	if up.Deflate != nil {
 		ws.deflater = websocket.NewDeflater(*up.Deflate, false)
 	}
