@@ -277,7 +277,7 @@ type gnetEvents struct {
 }
 
 func (e *gnetEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) { return e.s.onOpen(gc) }
-func (e *gnetEvents) OnTraffic(gc gnet.Conn) gnet.Action       { return e.s.onTraffic(gc) }
+func (e *gnetEvents) OnTraffic(gc gnet.Conn) gnet.Action        { return e.s.onTraffic(gc) }
 func (e *gnetEvents) OnClose(gc gnet.Conn, err error) gnet.Action {
 	return e.s.onClose(gc, err)
 }
