@@ -108,7 +108,8 @@ func runBatch(b *batch) (slot int) {
 		return slot
 	}
 	for i, ex := range b.exs {
-		ex.b = b
+		ex.w.b = b
+		ex.resp = &ex.w
 		s.serve(ex)
 		keep := ex.in == nil || ex.endBody() // a streamed request body (inbody.go)
 		if ex.ws != nil {                    // upgraded to WebSocket: the loop switches (wsupgrade.go)
@@ -116,16 +117,17 @@ func runBatch(b *batch) (slot int) {
 			b.out = appendSwitching(b.out, &ex.Header)
 			break
 		}
-		if ex.st != nil && ex.st.detached != nil {
+		st := ex.w.st
+		if st != nil && st.detached != nil {
 			// The last of the batch (Detach checks): the loop takes over.
-			b.detached = ex.st.detached
-			if ex.st.broken {
+			b.detached = st.detached
+			if st.broken {
 				b.detached.abort()
 			}
 			break
 		}
-		if ex.st != nil {
-			keep = ex.st.finish() && keep // streamed (stream.go): sends the rest itself
+		if st != nil {
+			keep = st.finish() && keep // streamed (h1stream.go): sends the rest itself
 		} else {
 			keep = keep && ex.Request.KeepAlive && !ex.wantsClose() && !s.draining.Load()
 			b.out = ex.appendResponse(b.out, keep, s.cfg.ServerName)

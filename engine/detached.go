@@ -99,20 +99,9 @@ func (d *Detached) closeDone() {
 	}
 }
 
-// Detach turns a response that is streaming (or about to: it sends the
-// head) into a detached one and returns it. The handler should return soon
-// after; the returned Detached sends the rest of the body. Every idleEvery
-// (if > 0) in which nothing was written, idle is sent as a body chunk (an
-// SSE comment, say). It fails with ErrInlineStreaming on an Inline server,
-// ErrDetach when the response cannot detach, or with the stream's error.
-func (ex *Exchange) Detach(idleEvery time.Duration, idle []byte) (*Detached, error) {
-	b := ex.b
-	if b == nil {
-		return nil, ErrInlineStreaming
-	}
-	if ex.h2 != nil {
-		return ex.h2.detach(ex, idleEvery, idle)
-	}
+// detach makes the HTTP/1 response a detached one (Exchange.Detach).
+func (w *h1Worker) detach(ex *Exchange, idleEvery time.Duration, idle []byte) (*Detached, error) {
+	b := w.b
 	status := ex.Status
 	if status == 0 {
 		status = 200
@@ -121,12 +110,12 @@ func (ex *Exchange) Detach(idleEvery time.Duration, idle []byte) (*Detached, err
 		ex.Request.Method == "HEAD" || !bodyAllowed(status) || ex.bodyPending() {
 		return nil, ErrDetach
 	}
-	if ex.st == nil {
-		if err := ex.startStream(); err != nil {
+	if w.st == nil {
+		if err := w.startStream(ex); err != nil {
 			return nil, err
 		}
 	}
-	st := ex.st
+	st := w.st
 	if st.err != nil {
 		return nil, st.err
 	}

@@ -43,16 +43,16 @@ type Exchange struct {
 
 	remote net.Addr
 	cancel cancelState
-	b      *batch         // the worker's batch; nil inline
-	st     *stream        // set once the response streams (stream.go)
-	in     *inbody        // set when the request body streams (inbody.go)
-	h2     *h2Stream      // set when the request came on an HTTP/2 stream
-	h2in   *h2body        // set when that request's body streams (h2body.go)
-	tlsc   *tlsstate.Conn // the connection's TLS state; nil on plaintext (tlsinfo.go)
-	sink   *sinkState     // set for NewSinkExchange's exchanges (sink.go)
-	ws     *WSConn        // set when the handler upgraded to WebSocket (wsupgrade.go)
-	// loopConn: the connection of an exchange served on its loop (Inline).
-	loopConn *conn
+	// resp is the protocol's side of the response (responder.go); w is
+	// that side for an HTTP/1 request on a worker (resp is then &w).
+	resp responder
+	w    h1Worker
+	in   *inbody        // set when the request body streams (inbody.go)
+	h2in *h2body        // set when an HTTP/2 request's body streams (h2body.go)
+	tlsc *tlsstate.Conn // the connection's TLS state; nil on plaintext
+	ws   *WSConn        // set when the handler upgraded to WebSocket (wsupgrade.go)
+	// protocol is an HTTP/2 extended CONNECT's :protocol (RFC 8441).
+	protocol string
 	// refused: the status the engine refused the request with after its
 	// head (a body over the limit, bad body framing), and why.
 	refused    int
@@ -72,7 +72,7 @@ func putExchange(ex *Exchange) {
 	ex.Status = 0
 	ex.Header.Reset()
 	ex.Trailer.Reset()
-	ex.b, ex.st, ex.in, ex.h2, ex.h2in, ex.ws, ex.loopConn = nil, nil, nil, nil, nil, nil, nil
+	ex.resp, ex.w, ex.in, ex.h2in, ex.ws, ex.protocol = nil, h1Worker{}, nil, nil, nil, ""
 	ex.refused, ex.refusedErr = 0, nil
 	if cap(ex.Body) > 64<<10 {
 		ex.Body = nil // do not let one large response pin memory in the pool
@@ -100,58 +100,6 @@ func (ex *Exchange) Refused() (status int, err error) { return ex.refused, ex.re
 // the server closes the connection (a forced shutdown). It is the Exchange
 // itself, so it costs no allocation until Done is called.
 func (ex *Exchange) Context() context.Context { return (*exchangeContext)(ex) }
-
-// Write appends p to the response body. On a worker, once the body passes
-// Config.StreamThreshold (or after Flush) the response streams: Write sends
-// p (framed) and blocks while more than Config.MaxStreamQueued of it waits
-// for a slow client; it fails once the client is gone.
-func (ex *Exchange) Write(p []byte) (int, error) {
-	if ex.st != nil {
-		return ex.st.write(p)
-	}
-	if ex.sink != nil {
-		return ex.sink.write(ex, p)
-	}
-	ex.Body = append(ex.Body, p...)
-	if err := ex.bodyGrew(); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// WriteString is Write with a string.
-func (ex *Exchange) WriteString(s string) (int, error) {
-	if ex.st != nil {
-		return ex.st.write([]byte(s))
-	}
-	if ex.sink != nil {
-		return ex.sink.write(ex, []byte(s))
-	}
-	ex.Body = append(ex.Body, s...)
-	if err := ex.bodyGrew(); err != nil {
-		return 0, err
-	}
-	return len(s), nil
-}
-
-// bodyGrew starts streaming once a worker's buffered body passes
-// Config.StreamThreshold (on HTTP/2, and once its stream has flushed, every
-// write goes out through the stream).
-func (ex *Exchange) bodyGrew() error {
-	if ex.b == nil {
-		return nil
-	}
-	if ex.h2 != nil {
-		if ex.h2.streaming || len(ex.Body) > ex.b.c.config().StreamThreshold {
-			return ex.Flush()
-		}
-		return nil
-	}
-	if len(ex.Body) > ex.b.c.config().StreamThreshold {
-		return ex.startStream()
-	}
-	return nil
-}
 
 // appendResponse serializes the response; keepAlive is the engine's decision.
 func (ex *Exchange) appendResponse(dst []byte, keepAlive bool, server string) []byte {
@@ -249,16 +197,25 @@ func (s *cancelState) cancel(err error) {
 // exchangeContext is an Exchange seen as a context.Context.
 type exchangeContext Exchange
 
+// parent is the context of an Exchange from outside the loop (a sink's),
+// which the Exchange's context is; nil for the loop's exchanges.
+func (c *exchangeContext) parent() context.Context {
+	if s := (*Exchange)(c).respond().sink(); s != nil {
+		return s.ctx
+	}
+	return nil
+}
+
 func (c *exchangeContext) Deadline() (time.Time, bool) {
-	if c.sink != nil {
-		return c.sink.deadline()
+	if p := c.parent(); p != nil {
+		return p.Deadline()
 	}
 	return time.Time{}, false
 }
 
 func (c *exchangeContext) Done() <-chan struct{} {
-	if c.sink != nil {
-		return c.sink.ctx.Done()
+	if p := c.parent(); p != nil {
+		return p.Done()
 	}
 	s := &c.cancel
 	s.mu.Lock()
@@ -274,8 +231,8 @@ func (c *exchangeContext) Done() <-chan struct{} {
 }
 
 func (c *exchangeContext) Err() error {
-	if c.sink != nil {
-		return c.sink.ctx.Err()
+	if p := c.parent(); p != nil {
+		return p.Err()
 	}
 	s := &c.cancel
 	s.mu.Lock()
@@ -284,8 +241,8 @@ func (c *exchangeContext) Err() error {
 }
 
 func (c *exchangeContext) Value(key any) any {
-	if c.sink != nil {
-		return c.sink.ctx.Value(key)
+	if p := c.parent(); p != nil {
+		return p.Value(key)
 	}
 	return nil
 }

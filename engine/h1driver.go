@@ -153,7 +153,7 @@ func (d *h1Driver) dispatch(ex *Exchange) {
 	c := d.c
 	d.inflight++
 	if c.config().Inline {
-		ex.loopConn = c
+		ex.resp = (*inlineResponder)(c)
 		c.srv.serve(ex)
 		if ex.ws != nil {
 			d.upgradeInline(ex)

@@ -27,9 +27,9 @@ func (s *h2Stream) detach(ex *Exchange, idleEvery time.Duration, idle []byte) (*
 	if len(idle) > 0 && idleEvery > 0 {
 		d.idleBytes = append([]byte(nil), idle...)
 	}
-	if !s.streaming {
-		s.streaming = true
-		c.config().Workers.leaveBound(ex.b)
+	if !s.flushed {
+		s.flushed = true
+		c.config().Workers.leaveBound(s.b)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -107,12 +107,13 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 	}
 	ev.Request.FillHTTP1(&ex.Request)
 	s := &h2Stream{d: d, id: ev.Stream, ex: ex, room: make(chan struct{}, 1)}
-	ex.h2 = s
+	ex.resp = s
 	s.bodyAt = c.srv.now()
 	d.streams[s.id] = s
 	c.srv.h2streams.Add(1)
 	c.setPhase(phaseWaiting, 0)
 	if s.protocol = ev.Request.Protocol; s.protocol != "" {
+		ex.protocol = s.protocol
 		d.dispatch(s) // an extended CONNECT: its stream stays open (wsh2.go)
 		return
 	}
@@ -204,10 +205,10 @@ func (d *h2Driver) start(s *h2Stream) {
 	b.exs = append(b.exs, ex)
 	b.reqs = 1
 	b.h2 = s
-	ex.b = b
+	s.b = b
 	if err := c.config().Workers.submit(b); err != nil {
 		b.exs = b.exs[:0] // the exchange stays the stream's
-		ex.b = nil
+		s.b = nil
 		b.release()
 		if ex.h2in != nil {
 			ex.h2in.finish(ex) // nobody will read the body

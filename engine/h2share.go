@@ -38,7 +38,7 @@ func (d *h2Driver) unwait(s *h2Stream) {
 // to the next stream waiting. Loop only.
 func (s *h2Stream) handlerReturned() {
 	d := s.d
-	onPool := s.handler == h2Running && s.ex != nil && s.ex.b != nil
+	onPool := s.handler == h2Running && s.b != nil
 	s.handler = h2Returned
 	if !onPool {
 		return

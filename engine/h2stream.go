@@ -5,6 +5,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 
 	"github.com/gwist/gwist/http1"
@@ -26,8 +27,12 @@ type h2Stream struct {
 	id uint32
 	ex *Exchange
 
-	// streaming: the handler flushed (handler side only).
-	streaming bool
+	// flushed: the handler flushed, the response streams (handler side
+	// only).
+	flushed bool
+	// b is the batch of the worker that runs the handler; nil while it
+	// waits, inline, and once freed.
+	b *batch
 	// body: the request body streams to the handler (h2body.go).
 	body *h2body
 	// det: the response was detached (h2detached.go); set under mu by the
@@ -97,11 +102,51 @@ type h2Out struct {
 	end      bool
 	trailers []http1.HeaderField
 	done     bool // the handler returned
+	// abort: the handler failed mid-stream (AbortStream): reset the
+	// stream rather than end it.
+	abort bool
 }
 
-// flush sends the head (once) and what the handler wrote, then waits while
-// more than the cap is queued. Handler side (a worker).
+// The stream's responder (responder.go): the handler's side of it.
+
+func (s *h2Stream) streamAt() int                                    { return s.d.c.config().StreamThreshold }
+func (s *h2Stream) streaming() bool                                  { return s.flushed }
+func (s *h2Stream) sink() *sinkState                                 { return nil }
+func (s *h2Stream) sendFile(*Exchange, *os.File, int64, int64) error { return ErrNoSendfile }
+
+// flush makes the response stream (its worker leaves the pool's bound: a
+// stream lives as long as its client listens) and hands over what was
+// written.
 func (s *h2Stream) flush(ex *Exchange) error {
+	if !s.flushed {
+		s.flushed = true
+		s.d.c.config().Workers.leaveBound(s.b)
+	}
+	return s.sendBody(ex)
+}
+
+func (s *h2Stream) write(ex *Exchange, p []byte) (int, error) {
+	ex.Body = append(ex.Body, p...)
+	if err := s.flush(ex); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// abort: the response ends with RST_STREAM (INTERNAL_ERROR) instead of
+// END_STREAM once the handler returns, so a truncated body never looks
+// complete (a cache could store it).
+func (s *h2Stream) abort() {
+	if s.flushed {
+		s.mu.Lock()
+		s.out.abort = true
+		s.mu.Unlock()
+	}
+}
+
+// sendBody sends the head (once) and what the handler wrote, then waits
+// while more than the cap is queued. Handler side (a worker).
+func (s *h2Stream) sendBody(ex *Exchange) error {
 	s.mu.Lock()
 	if s.err != nil {
 		s.mu.Unlock()
@@ -151,6 +196,11 @@ func (s *h2Stream) setHead(ex *Exchange, length int64) {
 func (s *h2Stream) handlerDone(ex *Exchange) {
 	s.mu.Lock()
 	if s.det != nil || s.wsUp != nil { // the Detached (or the WebSocket) ends the stream, not the handler
+		s.out.done = true
+		s.mu.Unlock()
+		return
+	}
+	if s.out.abort { // the loop cuts the stream (collect)
 		s.out.done = true
 		s.mu.Unlock()
 		return
@@ -245,6 +295,12 @@ func (s *h2Stream) collect() {
 		}
 		s.pump()
 	}
+	if o.abort && o.done {
+		// The handler failed after its response began: its head (framed
+		// above) goes out, then the stream is cut off, so that the
+		// response never looks complete.
+		s.cut(http2.ErrCodeInternal, ErrClientGone)
+	}
 	if s.handler == h2Returned && wsUp != nil && s.ws == nil && s.headersSent && !s.gone {
 		s.startWS() // the handler accepted a WebSocket (wsh2.go)
 	}
@@ -299,17 +355,35 @@ func (s *h2Stream) pump() {
 	}
 }
 
-// reset: the peer reset the stream (or the connection closed): the
-// handler's context ends and its writes fail; the stream is freed now
-// unless its handler still runs (then when it returns). Loop only.
-func (s *h2Stream) reset() {
+// reset: the peer reset the stream (or the connection closed). Loop only.
+func (s *h2Stream) reset() { s.drop(ErrClientGone) }
+
+// cut resets the stream from the server's side with RST_STREAM code: a
+// write timeout, a handler that failed mid-stream, a WebSocket on the
+// stream that must end at once. err is what the handler's next write
+// returns. Loop only.
+func (s *h2Stream) cut(code http2.ErrCode, err error) {
+	if s.gone {
+		return
+	}
+	s.d.h2.ResetStream(s.id, code)
+	s.drop(err)
+}
+
+// drop is the one way a stream ends before its response does: what it
+// holds is dropped, the handler's next write fails with err (before its
+// context ends, which a waiting write also sees), its streamed request
+// body fails, a WebSocket on it is gone, and it is freed now unless its
+// handler still runs (then when it returns). Loop only.
+func (s *h2Stream) drop(err error) {
 	s.gone = true
-	s.wsGone()
+	s.pend, s.trailers = nil, nil
+	s.fail(err)
+	s.ex.cancel.cancel(context.Canceled)
 	if s.body != nil {
 		s.body.fail(ErrBodyAborted, 0)
 	}
-	s.ex.cancel.cancel(context.Canceled)
-	s.fail(ErrClientGone)
+	s.wsGone()
 	if s.handler != h2Running {
 		s.free()
 	}
@@ -353,8 +427,8 @@ func (s *h2Stream) free() {
 	d.h2.Release(s.id)
 	delete(d.streams, s.id)
 	s.uncount()
-	if b := s.ex.b; b != nil {
-		s.ex.b = nil
+	if b := s.b; b != nil {
+		s.b = nil
 		b.release() // and the exchange with it
 	} else {
 		putExchange(s.ex)
@@ -373,17 +447,7 @@ func (s *h2Stream) writeTimedOut(now int64) bool {
 	}
 	c.srv.pipe.writeTimeouts.Add(1)
 	c.srv.logDebug("HTTP/2 write timeout: the client's window stayed shut", c)
-	s.gone = true
-	s.pend = nil
-	s.d.h2.ResetStream(s.id, http2.ErrCodeCancel)
-	s.fail(ErrStreamWriteTimeout) // before the cancel, which a waiting flush also sees
-	s.ex.cancel.cancel(context.Canceled)
-	if s.body != nil {
-		s.body.fail(ErrBodyAborted, 0)
-	}
-	if s.handler != h2Running {
-		s.free()
-	}
+	s.cut(http2.ErrCodeCancel, ErrStreamWriteTimeout)
 	return true
 }
 

@@ -226,7 +226,7 @@ func (ex *Exchange) endBody() (keep bool) {
 	if wake {
 		in.post((*bodyResume)(in)) // the loop discards the rest
 	}
-	if seen && status != 0 && ex.st == nil && ex.Status != status {
+	if seen && status != 0 && ex.w.st == nil && ex.Status != status {
 		ex.Status = status
 		ex.Header.Reset()
 		_ = ex.Header.Set("Content-Type", "text/plain; charset=utf-8")

@@ -23,27 +23,19 @@ var ErrNoSendfile = errors.New("gwist: sendfile is not available for this respon
 // client's leaving are looked at between calls.
 const sendfileMax = 1 << 20
 
-// SendFile sends n bytes of f from offset off as the next part of the body,
-// from the kernel's page cache to the socket without copying them through
-// the process (sendfile(2)). The response streams from then on (like
-// Flush), with the same backpressure and errors as Write: it blocks while
-// the socket is full, fails with ErrClientGone when the client left and
-// with ErrBodyLength past the declared Content-Length. It returns
-// ErrNoSendfile, having sent nothing itself, where it cannot be used; a
-// file that turns out shorter than n fails the response
-// (io.ErrUnexpectedEOF).
-func (ex *Exchange) SendFile(f *os.File, off, n int64) error {
-	b := ex.b
-	if b == nil || b.c.tls != nil || ex.h2 != nil || (ex.st != nil && ex.st.detached != nil) ||
-		(ex.st == nil && ex.Header.Get("Content-Length") == "" && ex.Request.ProtoMinor > 0) {
+// sendFile sends a file's bytes as an HTTP/1 body (Exchange.SendFile):
+// plaintext only, with a Content-Length or close-delimited.
+func (w *h1Worker) sendFile(ex *Exchange, f *os.File, off, n int64) error {
+	if w.b.c.tls != nil || (w.st != nil && w.st.detached != nil) ||
+		(w.st == nil && ex.Header.Get("Content-Length") == "" && ex.Request.ProtoMinor > 0) {
 		return ErrNoSendfile // the last: it would stream chunked
 	}
-	if ex.st == nil {
-		if err := ex.startStream(); err != nil {
+	if w.st == nil {
+		if err := w.startStream(ex); err != nil {
 			return err
 		}
 	}
-	st := ex.st
+	st := w.st
 	if st.err != nil {
 		return st.err
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/tls"
 	"net"
+	"os"
 	"time"
 )
 
@@ -34,7 +35,7 @@ type Sink interface {
 
 // sinkState is a sink Exchange's side of the response.
 type sinkState struct {
-	sink      Sink
+	snk       Sink
 	ctx       context.Context
 	tls       *tls.ConnectionState
 	threshold int
@@ -55,36 +56,50 @@ func NewSinkExchange(ctx context.Context, remote net.Addr, ts *tls.ConnectionSta
 		threshold = DefaultStreamThreshold
 	}
 	ex := getExchange(remote)
-	ex.sink = &sinkState{sink: sink, ctx: ctx, tls: ts, threshold: threshold}
+	ex.resp = &sinkState{snk: sink, ctx: ctx, tls: ts, threshold: threshold}
 	return ex
 }
 
 // ReleaseSinkExchange gives an Exchange from NewSinkExchange back to the
 // pool; nothing of it may be used afterwards.
-func ReleaseSinkExchange(ex *Exchange) {
-	ex.sink = nil
-	putExchange(ex)
-}
+func ReleaseSinkExchange(ex *Exchange) { putExchange(ex) }
 
 // HasSink reports whether the Exchange came from NewSinkExchange.
-func (ex *Exchange) HasSink() bool { return ex.sink != nil }
+func (ex *Exchange) HasSink() bool { return ex.respond().sink() != nil }
 
 // Sink returns the Sink of an Exchange from NewSinkExchange, else nil.
 func (ex *Exchange) Sink() Sink {
-	if ex.sink == nil {
-		return nil
+	if s := ex.respond().sink(); s != nil {
+		return s.snk
 	}
-	return ex.sink.sink
+	return nil
 }
 
 // SinkAborted reports whether a sink Exchange's streamed response was
 // aborted (AbortStream after its head went out): the caller must cut it
 // off rather than end it.
-func (ex *Exchange) SinkAborted() bool { return ex.sink != nil && ex.sink.aborted }
+func (ex *Exchange) SinkAborted() bool {
+	s := ex.respond().sink()
+	return s != nil && s.aborted
+}
 
-// CanStream reports whether the response can stream: on a worker, or
-// through a sink. Inline handlers on the loop cannot.
-func (ex *Exchange) CanStream() bool { return ex.b != nil || ex.sink != nil }
+// The sink's responder (responder.go).
+func (s *sinkState) streamAt() int                                    { return s.threshold }
+func (s *sinkState) streaming() bool                                  { return s.started }
+func (s *sinkState) sink() *sinkState                                 { return s }
+func (s *sinkState) upgradeWS(*Exchange, WSUpgrade) (*WSConn, error)  { return nil, errUpgrade }
+func (s *sinkState) sendFile(*Exchange, *os.File, int64, int64) error { return ErrNoSendfile }
+
+func (s *sinkState) detach(*Exchange, time.Duration, []byte) (*Detached, error) {
+	return nil, ErrInlineStreaming
+}
+
+// abort: the caller cuts the response off (SinkAborted).
+func (s *sinkState) abort() {
+	if s.started {
+		s.aborted = true
+	}
+}
 
 // write is Write on a sink Exchange.
 func (s *sinkState) write(ex *Exchange, p []byte) (int, error) {
@@ -92,7 +107,7 @@ func (s *sinkState) write(ex *Exchange, p []byte) (int, error) {
 		if s.err != nil {
 			return 0, s.err
 		}
-		n, err := s.sink.WriteBody(p)
+		n, err := s.snk.WriteBody(p)
 		if err != nil {
 			s.err = err
 		}
@@ -115,7 +130,7 @@ func (s *sinkState) flush(ex *Exchange) error {
 	if s.err != nil {
 		return s.err
 	}
-	if err := s.sink.FlushBody(); err != nil {
+	if err := s.snk.FlushBody(); err != nil {
 		s.err = err
 	}
 	return s.err
@@ -124,26 +139,23 @@ func (s *sinkState) flush(ex *Exchange) error {
 // start sends the head and what was buffered.
 func (s *sinkState) start(ex *Exchange) error {
 	s.started = true
-	if err := s.sink.StartStream(ex); err != nil {
+	if err := s.snk.StartStream(ex); err != nil {
 		s.err = err
 		return err
 	}
 	if body := ex.Body; len(body) > 0 {
 		ex.Body = ex.Body[:0]
-		if _, err := s.sink.WriteBody(body); err != nil {
+		if _, err := s.snk.WriteBody(body); err != nil {
 			s.err = err
 			return err
 		}
 		return nil
 	}
-	if err := s.sink.FlushBody(); err != nil {
+	if err := s.snk.FlushBody(); err != nil {
 		s.err = err
 	}
 	return s.err
 }
-
-// deadline is the sink Exchange's context's deadline.
-func (s *sinkState) deadline() (time.Time, bool) { return s.ctx.Deadline() }
 
 // RefuseSink marks the request of an Exchange from NewSinkExchange as
 // refused with status (its body over the limit, or unreadable), so that
@@ -151,7 +163,7 @@ func (s *sinkState) deadline() (time.Time, bool) { return s.ctx.Deadline() }
 // layer above answers it through its error path. Nothing for other
 // Exchanges.
 func (ex *Exchange) RefuseSink(status int, err error) {
-	if ex.sink != nil {
+	if ex.HasSink() {
 		ex.refused, ex.refusedErr = status, err
 	}
 }

@@ -11,22 +11,10 @@ package engine
 // window only as the frame reader takes them, and the writers' cap counts
 // the stream's bytes waiting for the peer's window.
 
-// IsHTTP2 reports whether the request came on an HTTP/2 stream.
-func (ex *Exchange) IsHTTP2() bool { return ex.h2 != nil }
-
-// Protocol is an HTTP/2 extended CONNECT's :protocol (RFC 8441), "" for
-// any other request.
-func (ex *Exchange) Protocol() string {
-	if ex.h2 != nil {
-		return ex.h2.protocol
-	}
-	return ""
-}
-
 // upgradeWS answers the extended CONNECT with 200 (ex.Header's fields)
 // and makes the stream a WebSocket once the handler returns. Handler side.
 func (s *h2Stream) upgradeWS(ex *Exchange, up WSUpgrade) (*WSConn, error) {
-	if s.protocol == "" || s.streaming || s.det != nil {
+	if s.protocol == "" || s.flushed || s.det != nil {
 		return nil, errUpgrade
 	}
 	ws := newWSConn(s.d.c, up)
@@ -39,7 +27,6 @@ func (s *h2Stream) upgradeWS(ex *Exchange, up WSUpgrade) (*WSConn, error) {
 	ex.Status = 200
 	s.setHead(ex, -1)
 	s.wsUp = ws
-	ex.ws = ws
 	return ws, nil
 }
 

@@ -102,16 +102,7 @@ func (ws *WSConn) endTransport() {
 // abortTransport closes at once (no pong, no close frame in time). Loop only.
 func (ws *WSConn) abortTransport() {
 	if s := ws.h2s; s != nil {
-		if !s.gone {
-			s.gone = true
-			s.pend = nil
-			s.d.h2.ResetStream(s.id, http2.ErrCodeCancel)
-			s.fail(ErrClientGone)
-			ws.gone()
-			if s.handler != h2Running {
-				s.free()
-			}
-		}
+		s.cut(http2.ErrCodeCancel, ErrClientGone)
 		return
 	}
 	ws.c.abort()

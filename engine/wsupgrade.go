@@ -37,39 +37,18 @@ type WSUpgrade struct {
 	Owner any
 }
 
-// UpgradeWebSocket answers ex with "101 Switching Protocols" (ex.Header's
-// fields, which must carry Sec-WebSocket-Accept and the negotiated
-// protocol and extensions, are sent with it) once the handler returns; the
-// connection then speaks WebSocket and up.Handler gets its events. The
-// handler must return without writing a body. The returned WSConn may be
-// kept (a hub, say) but nothing is written before OnOpen runs.
-func (ex *Exchange) UpgradeWebSocket(up WSUpgrade) (*WSConn, error) {
-	if up.Handler == nil || up.Config == nil {
-		return nil, errors.New("gwist: UpgradeWebSocket needs a handler and a config")
-	}
-	if ex.ws != nil {
-		return ex.ws, nil
-	}
-	if ex.sink != nil || ex.st != nil || ex.in != nil || ex.h2in != nil {
+// errUpgradeArgs: UpgradeWebSocket without a handler or a config.
+var errUpgradeArgs = errors.New("gwist: UpgradeWebSocket needs a handler and a config")
+
+// upgradeWS makes the connection a WebSocket once the batch's handlers
+// have returned (adoptUpgrade): the request must be the batch's last and
+// the response must not have begun.
+func (w *h1Worker) upgradeWS(ex *Exchange, up WSUpgrade) (*WSConn, error) {
+	b := w.b
+	if w.st != nil || b.exs[len(b.exs)-1] != ex || ex.Request.ProtoMinor != 1 {
 		return nil, errUpgrade
 	}
-	var c *conn
-	switch {
-	case ex.h2 != nil:
-		return ex.h2.upgradeWS(ex, up)
-	case ex.b != nil:
-		if ex.b.exs[len(ex.b.exs)-1] != ex {
-			return nil, errUpgrade
-		}
-		c = ex.b.c
-	default:
-		c = ex.loopConn
-	}
-	if c == nil || ex.Request.ProtoMinor != 1 {
-		return nil, errUpgrade
-	}
-	ex.ws = newWSConn(c, up)
-	return ex.ws, nil
+	return newWSConn(b.c, up), nil
 }
 
 func newWSConn(c *conn, up WSUpgrade) *WSConn {

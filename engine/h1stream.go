@@ -59,34 +59,25 @@ type stream struct {
 	outbound
 }
 
-// Streaming reports whether the response's head has been sent: Status,
-// Header and Body then no longer change what the client gets.
-func (ex *Exchange) Streaming() bool {
-	return ex.st != nil || ex.h2 != nil && ex.h2.streaming || ex.sink != nil && ex.sink.started
+// h1Worker is the responder (responder.go) of an HTTP/1 request whose
+// handler runs on a worker: the batch it belongs to and, once its response
+// streams, the stream. It lives in the Exchange (Exchange.w); only the
+// handler's goroutine touches it.
+type h1Worker struct {
+	b  *batch
+	st *stream // set once the response streams
 }
 
-// Flush sends the head, if not yet sent, and the body written so far,
-// without waiting for the client to read it (Write blocks once too much is
-// queued). On an Inline server it returns ErrInlineStreaming and sends
-// nothing.
-func (ex *Exchange) Flush() error {
-	if ex.b == nil {
-		if ex.sink != nil {
-			return ex.sink.flush(ex)
-		}
-		return ErrInlineStreaming
+func (w *h1Worker) streamAt() int    { return w.b.c.config().StreamThreshold }
+func (w *h1Worker) streaming() bool  { return w.st != nil }
+func (w *h1Worker) sink() *sinkState { return nil }
+
+// flush starts streaming, or pushes what was written.
+func (w *h1Worker) flush(ex *Exchange) error {
+	st := w.st
+	if st == nil {
+		return w.startStream(ex)
 	}
-	if s := ex.h2; s != nil {
-		if !s.streaming {
-			s.streaming = true
-			ex.b.c.config().Workers.leaveBound(ex.b)
-		}
-		return s.flush(ex)
-	}
-	if ex.st == nil {
-		return ex.startStream()
-	}
-	st := ex.st
 	if st.detached != nil {
 		return ErrDetach
 	}
@@ -96,26 +87,24 @@ func (ex *Exchange) Flush() error {
 	return st.fail(st.drain(st.b.c.config().MaxStreamQueued))
 }
 
-// AbortStream marks a streamed response as failed: the body is not ended
-// (no last chunk) and the connection closes, so the client sees it
-// truncated. It does nothing before the head is sent.
-func (ex *Exchange) AbortStream() {
-	if ex.st != nil {
-		ex.st.broken = true
-	}
-	if ex.sink != nil && ex.sink.started {
-		ex.sink.aborted = true
+func (w *h1Worker) write(_ *Exchange, p []byte) (int, error) { return w.st.write(p) }
+
+// abort: the body is not ended (no last chunk) and the connection closes,
+// so the client sees it truncated.
+func (w *h1Worker) abort() {
+	if w.st != nil {
+		w.st.broken = true
 	}
 }
 
 // startStream serializes the head in front of what the handler wrote, and
 // any responses of the batch before this one, and starts sending.
-func (ex *Exchange) startStream() error {
-	b := ex.b
+func (w *h1Worker) startStream(ex *Exchange) error {
+	b := w.b
 	c := b.c
 	cfg := c.config()
 	st := &stream{ex: ex, b: b}
-	ex.st = st
+	w.st = st
 	ex.headSent() // no "100 Continue" after this (inbody.go)
 	status := ex.Status
 	if status == 0 {
