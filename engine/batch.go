@@ -100,8 +100,8 @@ func runBatch(b *batch) (slot int) {
 		// itself, and the loop frees the batch with the stream.
 		ex := b.exs[0]
 		s.serve(ex)
-		if ex.h2in != nil {
-			ex.h2in.finish(ex)
+		if ex.body != nil {
+			ex.body.close(ex)
 		}
 		slot = slotOf(b.unbound)
 		st.finishOnWorker(ex)
@@ -111,8 +111,8 @@ func runBatch(b *batch) (slot int) {
 		ex.w.b = b
 		ex.resp = &ex.w
 		s.serve(ex)
-		keep := ex.in == nil || ex.endBody() // a streamed request body (inbody.go)
-		if ex.ws != nil {                    // upgraded to WebSocket: the loop switches (wsupgrade.go)
+		keep := ex.w.in == nil || ex.w.endBody(ex) // a streamed request body (inbody.go)
+		if ex.ws != nil {                          // upgraded to WebSocket: the loop switches (wsupgrade.go)
 			b.upgrade = ex.ws
 			b.out = appendSwitching(b.out, &ex.Header)
 			break

@@ -47,7 +47,7 @@ func (d *h1Driver) canWriteDirect(b *batch) bool {
 		return false
 	}
 	for _, ex := range b.exs {
-		if ex.in != nil {
+		if ex.w.in != nil {
 			return false
 		}
 	}

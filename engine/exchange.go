@@ -47,8 +47,7 @@ type Exchange struct {
 	// that side for an HTTP/1 request on a worker (resp is then &w).
 	resp responder
 	w    h1Worker
-	in   *inbody        // set when the request body streams (inbody.go)
-	h2in *h2body        // set when an HTTP/2 request's body streams (h2body.go)
+	body *bodyPipe      // set when the request body streams (bodypipe.go)
 	tlsc *tlsstate.Conn // the connection's TLS state; nil on plaintext
 	ws   *WSConn        // set when the handler upgraded to WebSocket (wsupgrade.go)
 	// protocol is an HTTP/2 extended CONNECT's :protocol (RFC 8441).
@@ -72,7 +71,7 @@ func putExchange(ex *Exchange) {
 	ex.Status = 0
 	ex.Header.Reset()
 	ex.Trailer.Reset()
-	ex.resp, ex.w, ex.in, ex.h2in, ex.ws, ex.protocol = nil, h1Worker{}, nil, nil, nil, ""
+	ex.resp, ex.w, ex.body, ex.ws, ex.protocol = nil, h1Worker{}, nil, nil, ""
 	ex.refused, ex.refusedErr = 0, nil
 	if cap(ex.Body) > 64<<10 {
 		ex.Body = nil // do not let one large response pin memory in the pool

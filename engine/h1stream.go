@@ -66,6 +66,7 @@ type stream struct {
 type h1Worker struct {
 	b  *batch
 	st *stream // set once the response streams
+	in *inbody // the streamed request body's loop side (set on the loop, before the worker)
 }
 
 func (w *h1Worker) streamAt() int    { return w.b.c.config().StreamThreshold }

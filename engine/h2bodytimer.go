@@ -29,7 +29,7 @@ func (s *h2Stream) bodyTimedOut(now int64) bool {
 	c.srv.logDebug("HTTP/2 request body read timeout", c)
 	s.bodyAt = now
 	if s.body != nil {
-		s.body.fail(ErrBodyReadTimeout, 408)
+		s.body.p.fail(ErrBodyReadTimeout, 408)
 		return false
 	}
 	s.ex.refused, s.ex.refusedErr = 408, ErrBodyReadTimeout
@@ -44,15 +44,7 @@ func (s *h2Stream) awaitingBody() bool {
 	case s.gone || s.protocol != "":
 		return false // a tunnel (WebSocket) has keepalives of its own
 	case s.body != nil:
-		return s.body.awaitingPeer()
+		return s.body.p.awaitingPeer()
 	}
 	return s.handler == h2Receiving
-}
-
-// awaitingPeer: the handler has read everything received and more is to
-// come. Loop.
-func (b *h2body) awaitingPeer() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return !b.done && b.err == nil && !b.handlerDone && len(b.buf) == 0
 }

@@ -80,7 +80,7 @@ func (d *h2Driver) events() {
 			d.onData(ev)
 		case http2.EventTrailers:
 			if s := d.streams[ev.Stream]; s != nil && s.body != nil {
-				s.body.end(ev.Trailers)
+				s.body.p.end(ev.Trailers)
 			} else if s != nil && s.handler == h2Receiving {
 				s.ex.Request.Trailers = ev.Trailers
 				d.dispatch(s)
@@ -123,8 +123,8 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 		if max, ok := cfg.StreamBody(&ex.Request); ok {
 			limit = max // the route streams its body (h2body.go)
 			if max <= 0 || ex.Request.ContentLength <= max {
-				s.body = &h2body{s: s, max: max, notify: make(chan struct{}, 1)}
-				ex.h2in = s.body
+				s.body = newH2Body(s, max)
+				ex.body = s.body.p
 			}
 		}
 	}
@@ -210,8 +210,8 @@ func (d *h2Driver) start(s *h2Stream) {
 		b.exs = b.exs[:0] // the exchange stays the stream's
 		s.b = nil
 		b.release()
-		if ex.h2in != nil {
-			ex.h2in.finish(ex) // nobody will read the body
+		if ex.body != nil {
+			ex.body.close(ex) // nobody will read the body
 		}
 		c.srv.logDebug("worker pool full; answered 503 on an HTTP/2 stream", c)
 		c.srv.fillRejected(ex)

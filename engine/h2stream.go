@@ -381,7 +381,7 @@ func (s *h2Stream) drop(err error) {
 	s.fail(err)
 	s.ex.cancel.cancel(context.Canceled)
 	if s.body != nil {
-		s.body.fail(ErrBodyAborted, 0)
+		s.body.p.fail(ErrBodyAborted, 0)
 	}
 	s.wsGone()
 	if s.handler != h2Running {
