@@ -102,12 +102,13 @@ type bodyPipe struct {
 	// makes room tells it.
 	waiting bool
 	reading bool // a read waits on notify
-	asked   bool // the handler has waited for bytes (bodyWanted sent)
+	asked   bool // the handler has waited for bytes
+	wanted  bool // bodyWanted is to be told
 	// began: the response's head is going out, so no interim response
 	// ("100 Continue") may; interim: one went out.
 	began, interim bool
-	taken          int  // bytes read and not yet told to the source
-	telling        bool // a notice is queued on the loop
+	taken          int     // bytes read and not yet told to the source
+	handoff        handoff // to the loop: bodyNotice
 	notify         chan struct{}
 }
 
@@ -221,23 +222,22 @@ func (p *bodyPipe) read(ex *Exchange, b []byte) (int, error) {
 				p.buf, p.off = p.buf[:0], 0
 			}
 			p.taken += n
-			tell := p.shouldTell()
-			p.mu.Unlock()
-			if tell {
+			if p.noticeDue() {
 				p.post()
 			}
+			p.mu.Unlock()
 			return n, nil
 		case p.done:
 			ex.Request.Trailers = p.trailers
 			p.mu.Unlock()
 			return 0, io.EOF
 		}
-		ask := !p.asked
-		p.asked, p.reading = true, true
-		p.mu.Unlock()
-		if ask {
+		if !p.asked {
+			p.asked, p.wanted = true, true
 			p.post()
 		}
+		p.reading = true
+		p.mu.Unlock()
 		if done == nil {
 			done = ex.Context().Done()
 		}
@@ -249,26 +249,16 @@ func (p *bodyPipe) read(ex *Exchange, b []byte) (int, error) {
 	}
 }
 
-// shouldTell: a notice is due (and none queued): the source waits for room
-// and half the pipe is free, or enough was read to credit. Called with mu
-// held; marks the notice queued.
-func (p *bodyPipe) shouldTell() bool {
-	if p.telling {
-		return false
-	}
-	due := p.waiting && p.held() <= p.size/2 ||
-		p.every > 0 && (p.taken >= p.every || p.held() == 0)
-	if due {
-		p.telling = true
-	}
-	return due
+// noticeDue: the source is to be told (bodyTaken): it waits for room and
+// half the pipe is free, or enough was read to credit. Called with mu held.
+func (p *bodyPipe) noticeDue() bool {
+	return p.waiting && p.held() <= p.size/2 || p.every > 0 && (p.taken >= p.every || p.held() == 0)
 }
 
-// post queues the notice on the loop. When the engine is stopping the loop
-// is gone with the connection, whose close fails the body.
-func (p *bodyPipe) post() {
-	_ = p.c.el.Execute(context.Background(), (*bodyNotice)(p))
-}
+// post hands the notice to the loop. Called with mu held. When the engine
+// is stopping the loop is gone with the connection, whose close fails the
+// body.
+func (p *bodyPipe) post() { p.handoff.post(p.c.el, (*bodyNotice)(p)) }
 
 // bodyNotice is a pipe as the loop's task: tell the source what the
 // handler did.
@@ -278,9 +268,10 @@ type bodyNotice bodyPipe
 func (t *bodyNotice) Run(context.Context) error {
 	p := (*bodyPipe)(t)
 	p.mu.Lock()
-	n, wanted := p.taken, p.asked
-	p.taken, p.telling = 0, false
-	p.waiting = false
+	n, wanted := p.taken, p.wanted
+	p.handoff.taken()
+	p.wanted = false
+	p.taken, p.waiting = 0, false
 	p.mu.Unlock()
 	if p.src.isClosed() {
 		return nil
@@ -337,14 +328,10 @@ func (p *bodyPipe) close(ex *Exchange) bodyOutcome {
 	p.drop()
 	status, seen := p.status, p.seen
 	out := bodyOutcome{done: p.done && p.err == nil, failed: p.err != nil, interim: p.interim, received: p.received}
-	tell := p.waiting && !p.telling
-	if tell {
-		p.telling = true
+	if p.waiting {
+		p.post() // the source discards the rest
 	}
 	p.mu.Unlock()
-	if tell {
-		p.post()
-	}
 	if seen && status != 0 && !ex.Streaming() && ex.Status != status {
 		ex.Status = status
 		ex.Header.Reset()

@@ -52,11 +52,11 @@ type Detached struct {
 	idleEvery time.Duration
 	idleBytes []byte
 
-	mu        sync.Mutex
-	buf       []byte // framed, for the loop to write
-	scheduled bool   // a flush is queued on the loop
-	ended     bool   // no more writes: err says why
-	err       error
+	mu      sync.Mutex
+	buf     []byte  // framed, for the loop to write
+	handoff handoff // to the loop: detachedFlush
+	ended   bool    // no more writes: err says why
+	err     error
 	// backlog is gnet's outbound buffer as the loop last saw it.
 	backlog atomic.Int64
 	done    chan struct{}
@@ -198,13 +198,8 @@ func (d *Detached) end(why error) {
 // schedule queues a flush on the loop unless one is queued. Called with mu
 // held.
 func (d *Detached) schedule() {
-	if d.scheduled {
-		return
-	}
-	d.scheduled = true
-	if err := d.c.el.Execute(context.Background(), (*detachedFlush)(d)); err != nil {
+	if !d.handoff.post(d.c.el, (*detachedFlush)(d)) {
 		// The engine is stopping: the loop is gone with the connection.
-		d.scheduled = false
 		d.ended, d.err = true, ErrClientGone
 	}
 }
@@ -230,7 +225,7 @@ func (f *detachedFlush) Run(context.Context) error {
 	if d.c.closed || !d.adopted {
 		// Not the loop's yet (adopt flushes) or gone (finishGone ran).
 		d.mu.Lock()
-		d.scheduled = false
+		d.handoff.taken()
 		d.mu.Unlock()
 		return nil
 	}
@@ -254,7 +249,7 @@ func (d *Detached) flush() {
 	} else {
 		d.buf = d.buf[:0]
 	}
-	d.scheduled = false
+	d.handoff.taken()
 	ended, why := d.ended, d.err
 	d.mu.Unlock()
 	d.lastWrite = c.srv.now()

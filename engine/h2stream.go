@@ -67,12 +67,12 @@ type h2Stream struct {
 	// (the peer's window is shut); 0 while they move.
 	stalledSince int64
 
-	mu        sync.Mutex
-	out       h2Out
-	scheduled bool
-	err       error         // ErrClientGone once the stream is gone
-	room      chan struct{} // the loop took queued bytes (cap 1)
-	backlog   int           // bytes the loop holds (pend), as it last said
+	mu      sync.Mutex
+	out     h2Out
+	handoff handoff       // to the loop: h2Collect
+	err     error         // ErrClientGone once the stream is gone
+	room    chan struct{} // the loop took queued bytes (cap 1)
+	backlog int           // bytes the loop holds (pend), as it last said
 }
 
 // h2HandlerState is where a stream's request is on its way to its
@@ -228,13 +228,8 @@ func (s *h2Stream) finishOnWorker(ex *Exchange) {
 
 // schedule asks the loop to collect. Called with mu held.
 func (s *h2Stream) schedule() {
-	if s.scheduled {
-		return
-	}
-	s.scheduled = true
-	if err := s.d.c.el.Execute(context.Background(), (*h2Collect)(s)); err != nil {
-		s.scheduled = false
-		s.err = ErrClientGone
+	if !s.handoff.post(s.d.c.el, (*h2Collect)(s)) {
+		s.err = ErrClientGone // the loop is gone with the connection
 	}
 }
 
@@ -246,7 +241,7 @@ func (t *h2Collect) Run(context.Context) error {
 	c := s.d.c
 	if c.closed {
 		s.mu.Lock()
-		s.scheduled = false
+		s.handoff.taken()
 		s.mu.Unlock()
 		return nil
 	}
@@ -262,7 +257,7 @@ func (s *h2Stream) collect() {
 	s.mu.Lock()
 	o := s.out
 	s.out.head, s.out.body, s.out.trailers = false, nil, nil
-	s.scheduled = false
+	s.handoff.taken()
 	wsUp := s.wsUp
 	s.mu.Unlock()
 	if o.done && s.handler != h2Returned {

@@ -166,9 +166,9 @@ type WSConn struct {
 	buf       []byte
 	bufp      *[]byte // buf's pool entry
 	shared    [][]byte
-	queuedLen int  // len(buf) plus the lengths in shared
-	scheduled bool // a flush is queued on the loop
-	onLoop    bool // an Inline callback runs: the loop flushes after it
+	queuedLen int     // len(buf) plus the lengths in shared
+	handoff   handoff // to the loop: wsFlush
+	onLoop    bool    // an Inline callback runs: the loop flushes after it
 	// closeReq: Close was called (the frame goes out after what is queued).
 	closeReq    bool
 	closeCode   websocket.CloseCode
@@ -335,13 +335,10 @@ func (ws *WSConn) schedule() {
 		ws.nc.signal()
 		return
 	}
-	if ws.scheduled || ws.onLoop || ws.isGone {
+	if ws.onLoop || ws.isGone {
 		return
 	}
-	ws.scheduled = true
-	if err := ws.c.el.Execute(context.Background(), (*wsFlush)(ws)); err != nil {
-		ws.scheduled = false // the engine is stopping: the loop is gone
-	}
+	ws.handoff.post(ws.c.el, (*wsFlush)(ws)) // false: the engine is stopping, the connection goes with its loop
 }
 
 // wakeWriters lets blocked writers look again. Called with mu held.
@@ -361,7 +358,7 @@ func (f *wsFlush) Run(context.Context) error {
 	c := ws.c
 	if c.closed || !ws.live() {
 		ws.mu.Lock()
-		ws.scheduled = false
+		ws.handoff.taken()
 		ws.mu.Unlock()
 		return nil
 	}
@@ -384,7 +381,7 @@ func (ws *WSConn) flushOut() {
 	c := ws.c
 	s := ws.h2s
 	ws.mu.Lock()
-	ws.scheduled = false
+	ws.handoff.taken()
 	shared, buf, bufp := ws.shared, ws.buf, ws.bufp
 	ws.shared, ws.buf, ws.bufp = nil, nil, nil
 	ws.queuedLen = 0
