@@ -47,11 +47,8 @@ type conn struct {
 
 	phase    connPhase
 	deadline int64 // Server.clock units (unix ns); 0 = none
-	// stopReading: no further requests are parsed (after a framing error, a
-	// request without keep-alive, or a drain); input is discarded.
-	stopReading bool
-	// closeWhenDone: close once every queued response has been written.
-	closeWhenDone bool
+	// intent is how the connection is to end (closeintent.go).
+	intent closeIntent
 	paused        bool
 	closed        bool
 	inCallback    bool
@@ -100,7 +97,7 @@ func (c *conn) onTraffic() gnet.Action {
 	c.proto.collectSettled()
 	if c.tls != nil {
 		c.onTLSTraffic()
-	} else if c.stopReading {
+	} else if c.readingStopped() {
 		_, _ = c.gc.Discard(-1)
 	} else {
 		c.proto.serve()
@@ -148,7 +145,7 @@ func (c *conn) finishOutput() {
 	if c.proto.queued() {
 		return
 	}
-	if c.closeWhenDone {
+	if c.closingWhenDone() {
 		c.startClose()
 		return
 	}
@@ -180,7 +177,7 @@ func (c *conn) startClose() {
 
 // abort closes the connection without waiting for output.
 func (c *conn) abort() {
-	c.stopReading = true
+	c.stopReading()
 	c.closeNow()
 }
 
@@ -257,7 +254,7 @@ func (c *conn) onTimer(now int64) {
 		c.abort()
 		return
 	}
-	if c.paused && !c.stopReading {
+	if c.paused && !c.readingStopped() {
 		c.resume()
 		c.finishCallback()
 		if c.closed {

@@ -43,7 +43,7 @@ import (
 // "100 Continue" while the handler runs (inbody.go).
 func (d *h1Driver) canWriteDirect(b *batch) bool {
 	c := d.c
-	if d.head != nil || len(c.out) > 0 || c.closeWhenDone || c.gc.OutboundBuffered() > 0 || d.upgrading {
+	if d.head != nil || len(c.out) > 0 || c.closingWhenDone() || c.gc.OutboundBuffered() > 0 || d.upgrading {
 		return false
 	}
 	for _, ex := range b.exs {

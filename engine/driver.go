@@ -26,8 +26,8 @@ package engine
 type protocol interface {
 	// serve consumes the buffered input: parse, answer or dispatch. It may
 	// set conn.paused (in-flight budget spent: the lifecycle stops reading
-	// and calls serve again when resumed), conn.stopReading and
-	// conn.closeWhenDone.
+	// and calls serve again when resumed), and raise the connection's
+	// close intent (conn.stopReading, conn.closeWhenDone).
 	serve()
 	// collect moves the responses that are complete, in sending order,
 	// to conn.out (or the wire). Called at the start of a callback.

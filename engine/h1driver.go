@@ -49,7 +49,7 @@ type h1Driver struct {
 func (d *h1Driver) serve() {
 	c := d.c
 	cfg := c.config()
-	for !c.closed && !c.stopReading {
+	for !c.closed && !c.readingStopped() {
 		if d.in != nil { // a streamed body arriving (inbody.go)
 			if !d.feedBody() {
 				break
@@ -63,7 +63,7 @@ func (d *h1Driver) serve() {
 				// answer what is in flight, then close.
 				c.srv.logDebug("closing connection over its inbound buffer cap", c)
 				c.srv.pipe.inboundCapped.Add(1)
-				c.stopReading, c.closeWhenDone = true, true
+				c.closeWhenDone()
 				c.discardInput()
 			} else {
 				c.srv.pipe.notePeak(in)
@@ -126,10 +126,10 @@ func (d *h1Driver) serve() {
 			d.cur = nil
 			c.setPhase(phaseWaiting, 0)
 			if !ex.Request.KeepAlive || c.srv.draining.Load() {
-				c.stopReading = true
+				c.stopReading()
 			}
 			if upgrade := ex.Request.Header("Upgrade"); upgrade != "" { // one look for h2c and WebSocket
-				if cfg.HTTP2 && c.tls == nil && !c.stopReading && d.head == nil && d.building == nil {
+				if cfg.HTTP2 && c.tls == nil && !c.readingStopped() && d.head == nil && d.building == nil {
 					if settings, ok := wantsH2c(&ex.Request, upgrade); ok && d.upgradeH2c(ex, settings) {
 						return // the connection speaks HTTP/2 now (h2upgrade.go)
 					}
@@ -168,7 +168,7 @@ func (d *h1Driver) dispatch(ex *Exchange) {
 		putExchange(ex)
 		d.inflight--
 		if !keep {
-			c.stopReading, c.closeWhenDone = true, true
+			c.closeWhenDone()
 		}
 		return
 	}
@@ -244,15 +244,14 @@ func (d *h1Driver) failRequest(err error) {
 		d.cur = nil
 		ex.refused, ex.refusedErr = status, err
 		ex.Request.KeepAlive = false
-		c.stopReading = true
+		c.stopReading()
 		c.discardInput()
 		c.setPhase(phaseWaiting, 0)
 		d.dispatch(ex)
 		return
 	}
 	d.dropPartial()
-	c.stopReading = true
-	c.closeWhenDone = true
+	c.closeWhenDone()
 	d.emit(http1.AppendError(nil, status, 0))
 	c.discardInput()
 }
@@ -277,7 +276,7 @@ func (d *h1Driver) onBatchDone() {
 	if d.upgrading && d.head == nil {
 		d.upgrading = false // answered without an upgrade: parse on
 	}
-	if c.paused && !c.closed && !c.stopReading {
+	if c.paused && !c.closed && !c.readingStopped() {
 		c.resume()
 	}
 	c.finishCallback()
@@ -306,7 +305,7 @@ func (d *h1Driver) collect() {
 		}
 		d.inflight -= b.reqs
 		if b.closeAfter {
-			c.stopReading, c.closeWhenDone = true, true
+			c.closeWhenDone()
 		}
 		b.release()
 	}
@@ -340,7 +339,7 @@ func (d *h1Driver) releaseFinished() {
 func (d *h1Driver) endCallback() {
 	c := d.c
 	d.releaseIdleParser()
-	if d.head != nil && (d.head.next != nil || c.paused || c.closeWhenDone) && d.collectDirect() {
+	if d.head != nil && (d.head.next != nil || c.paused || c.closingWhenDone()) && d.collectDirect() {
 		d.collect() // the loop needs the head back: do not leave it to the sweep
 	}
 }
@@ -364,7 +363,7 @@ func (d *h1Driver) readTimeout() bool {
 	if d.queued() {
 		return false
 	}
-	c.stopReading, c.closeWhenDone = true, true
+	c.closeWhenDone()
 	d.dropPartial()
 	c.out = http1.AppendError(c.out, 408, 0)
 	return true

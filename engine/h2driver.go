@@ -51,7 +51,7 @@ func (c *conn) switchToH2() {
 
 func (d *h2Driver) serve() {
 	c := d.c
-	for !c.closed && !c.stopReading {
+	for !c.closed && !c.readingStopped() {
 		in := c.input()
 		if len(in) == 0 {
 			break
@@ -242,7 +242,7 @@ func (d *h2Driver) output() {
 		d.wire = nil
 	}
 	if d.h2.Finished() {
-		c.stopReading, c.closeWhenDone = true, true
+		c.closeWhenDone()
 	}
 }
 

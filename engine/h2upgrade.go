@@ -86,7 +86,7 @@ func (d *h1Driver) firstLineIsHTTP1(buf []byte) bool {
 	}
 	c := d.c
 	c.srv.logDebug("closing a plaintext connection that opened with neither an HTTP/1 request nor the HTTP/2 preface", c)
-	c.stopReading = true
+	c.stopReading()
 	c.discardInput()
 	c.closeNow()
 	return false

@@ -91,7 +91,7 @@ func (in *inbody) isClosed() bool { return in.c.closed }
 // rest is to be discarded): read on. Loop only.
 func (in *inbody) bodyTaken(int) {
 	c := in.c
-	if c.h1.in == in && c.paused && !c.stopReading {
+	if c.h1.in == in && c.paused && !c.readingStopped() {
 		c.resume()
 	}
 }
@@ -179,7 +179,7 @@ func (d *h1Driver) streamBody() bool {
 	// gets a batch to itself, which is never direct (the loop may have to
 	// write "100 Continue" while the handler runs).
 	d.submitBuilding()
-	if c.stopReading { // that batch was refused (503): the connection closes
+	if c.readingStopped() { // that batch was refused (503): the connection closes
 		d.dropPartial()
 		return true
 	}
@@ -250,14 +250,14 @@ func (d *h1Driver) feedBody() bool {
 		d.in = nil
 		c.setPhase(phaseWaiting, 0)
 		if !in.keepAlive || c.srv.draining.Load() {
-			c.stopReading = true
+			c.stopReading()
 		}
 		return true
 	}
 	if discard && in.drained > bodyDrainLimit {
 		c.srv.logDebug("closing after a request body its handler left unread", c)
 		d.in = nil
-		c.stopReading, c.closeWhenDone = true, true
+		c.closeWhenDone()
 		c.setPhase(phaseWaiting, 0)
 		c.discardInput()
 		return false
@@ -280,7 +280,7 @@ func (d *h1Driver) bodyPaused() {
 		c.srv.pipe.inboundCapped.Add(1)
 		d.in.p.fail(ErrBodyAborted, 0)
 		d.in = nil
-		c.stopReading, c.closeWhenDone = true, true
+		c.closeWhenDone()
 		c.discardInput()
 	} else {
 		c.srv.pipe.notePeak(in)
@@ -304,7 +304,7 @@ func (d *h1Driver) bodyFailed(err error) {
 	}
 	d.in.p.fail(err, status)
 	d.in = nil
-	c.stopReading, c.closeWhenDone = true, true
+	c.closeWhenDone()
 	c.setPhase(phaseWaiting, 0)
 	c.discardInput()
 }
@@ -318,7 +318,7 @@ func (d *h1Driver) bodyTimeout() bool {
 	c.srv.logDebug("request body read timeout", c)
 	d.in.p.fail(ErrBodyReadTimeout, 408)
 	d.in = nil
-	c.stopReading, c.closeWhenDone = true, true
+	c.closeWhenDone()
 	c.setPhase(phaseWaiting, 0)
 	c.discardInput()
 	return true

@@ -24,7 +24,7 @@ func (c *conn) syncReadPause(obBefore int) {
 	if c.closed || c.noReadPause {
 		return
 	}
-	want := c.paused && !c.stopReading
+	want := c.paused && !c.readingStopped()
 	switch {
 	case want != c.readOff:
 	case want && obBefore == 0 && c.gc.OutboundBuffered() > 0:

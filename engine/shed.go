@@ -44,7 +44,7 @@ func (d *shedding) serve() {
 		}
 		return
 	}
-	c.stopReading = true
+	c.stopReading()
 	line := bytes.TrimSuffix(in[:i], []byte("\r"))
 	c.discardInput()
 	if !namesHTTPVersion(line) && !http1.LooksLikeRequestLine(line) {
@@ -52,7 +52,7 @@ func (d *shedding) serve() {
 		return
 	}
 	c.out = http1.AppendError(c.out, 503, 1)
-	c.closeWhenDone = true
+	c.closeWhenDone()
 }
 
 func (d *shedding) collect()             {}

@@ -112,7 +112,7 @@ func (c *conn) onTLSTraffic() {
 			runtime.Gosched()
 		}
 		c.advanceTLS()
-		if fed == 0 || c.paused || c.stopReading {
+		if fed == 0 || c.paused || c.readingStopped() {
 			return
 		}
 	}
@@ -125,7 +125,7 @@ func (c *conn) feedTLS() (fed int, ok bool) {
 	if len(raw) == 0 || c.paused {
 		return 0, true
 	}
-	if c.stopReading && c.established {
+	if c.readingStopped() && c.established {
 		_, _ = c.gc.Discard(-1)
 		return 0, true
 	}
@@ -152,11 +152,11 @@ func (c *conn) advanceTLS() {
 	if c.closed || !c.established {
 		return
 	}
-	if !c.stopReading {
+	if !c.readingStopped() {
 		c.proto.serve()
 	}
 	if c.peerClosed {
-		c.stopReading, c.closeWhenDone = true, true
+		c.closeWhenDone()
 	}
 }
 
@@ -206,7 +206,7 @@ func (c *conn) decryptBuffered() {
 // handshake is done: the certificate was the answer, and nothing the client
 // might send on it is read.
 func (c *conn) endACMEChallenge() {
-	c.stopReading, c.closeWhenDone = true, true
+	c.closeWhenDone()
 	c.discardInput()
 	c.releasePlainIfEmpty()
 }
@@ -219,7 +219,7 @@ func (c *conn) failTLS(err error) {
 		c.srv.logHandshakeFailure(c.remote, err)
 	}
 	c.flushTLS()
-	c.stopReading, c.closeWhenDone = true, true
+	c.closeWhenDone()
 	c.discardInput()
 }
 

@@ -229,7 +229,7 @@ func (r *wsResume) Run(context.Context) error {
 		c.finishCallback()
 		return nil
 	}
-	if !c.paused || c.stopReading {
+	if !c.paused || c.readingStopped() {
 		return nil
 	}
 	c.beginLoopTask()

@@ -23,7 +23,7 @@ func (ws *WSConn) readDone() bool {
 	if ws.h2s != nil {
 		return ws.inEnded || ws.isGone
 	}
-	return ws.c.closed || ws.c.stopReading
+	return ws.c.closed || ws.c.readingStopped()
 }
 
 // input is the received bytes not yet fed to the frame reader.
@@ -95,7 +95,7 @@ func (ws *WSConn) endTransport() {
 	if c.closed { // a write that failed on the way closed it
 		return
 	}
-	c.stopReading, c.closeWhenDone = true, true
+	c.closeWhenDone()
 	c.discardInput()
 }
 

@@ -94,7 +94,7 @@ func (d *h1Driver) adoptUpgrade(b *batch) {
 	}
 	c.beginLoopTask()
 	d.collect() // the 101 (and what was ahead of it) into c.out
-	if c.closed || c.stopReading || d.head != nil {
+	if c.closed || c.readingStopped() || d.head != nil {
 		c.finishCallback()
 		return
 	}

@@ -1,0 +1,32 @@
+//go:build unix
+
+package engine
+
+// closeIntent is how a connection is to end, as its drivers and the
+// lifecycle decide it; it only rises, never falls back. Loop only.
+type closeIntent uint8
+
+const (
+	// intentServe: requests are read and served.
+	intentServe closeIntent = iota
+	// intentStopReading: no further requests are parsed (a request without
+	// keep-alive, a drain, an upgrade's refusal): input is discarded, the
+	// responses in flight still go out.
+	intentStopReading
+	// intentCloseWhenDone: reading stopped, and the connection closes once
+	// every queued response has been written (a framing error, a refusal,
+	// the end of a WebSocket, an HTTP/2 GOAWAY).
+	intentCloseWhenDone
+)
+
+// stopReading raises the intent to intentStopReading.
+func (c *conn) stopReading() { c.intent = max(c.intent, intentStopReading) }
+
+// closeWhenDone raises the intent to intentCloseWhenDone.
+func (c *conn) closeWhenDone() { c.intent = intentCloseWhenDone }
+
+// readingStopped: no more requests are parsed.
+func (c *conn) readingStopped() bool { return c.intent >= intentStopReading }
+
+// closingWhenDone: the connection closes once its output has left.
+func (c *conn) closingWhenDone() bool { return c.intent == intentCloseWhenDone }
