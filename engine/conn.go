@@ -48,11 +48,11 @@ type conn struct {
 	phase    connPhase
 	deadline int64 // Server.clock units (unix ns); 0 = none
 	// intent is how the connection is to end (closeintent.go).
-	intent closeIntent
-	paused        bool
-	closed        bool
-	inCallback    bool
-	action        gnet.Action
+	intent     closeIntent
+	paused     bool
+	closed     bool
+	inCallback bool
+	action     gnet.Action
 
 	// readOff: EPOLLIN is out of the fd's registration (readpause.go);
 	// noReadPause: the pause failed for this connection, the cap applies.
