@@ -60,6 +60,10 @@ type Exchange struct {
 
 var exchangePool = sync.Pool{New: func() any { return new(Exchange) }}
 
+// maxPooledBody is the largest response body buffer a pooled Exchange
+// keeps.
+const maxPooledBody = 64 << 10
+
 func getExchange(remote net.Addr) *Exchange {
 	ex := exchangePool.Get().(*Exchange)
 	ex.remote = remote
@@ -73,7 +77,7 @@ func putExchange(ex *Exchange) {
 	ex.Trailer.Reset()
 	ex.resp, ex.w, ex.body, ex.ws, ex.protocol = nil, h1Worker{}, nil, nil, ""
 	ex.refused, ex.refusedErr = 0, nil
-	if cap(ex.Body) > 64<<10 {
+	if cap(ex.Body) > maxPooledBody {
 		ex.Body = nil // do not let one large response pin memory in the pool
 	} else {
 		ex.Body = ex.Body[:0]

@@ -41,7 +41,7 @@ func (s *h2Stream) bodyTimedOut(now int64) bool {
 // send them. Loop only.
 func (s *h2Stream) awaitingBody() bool {
 	switch {
-	case s.gone || s.protocol != "":
+	case s.sent == sentCut || s.protocol != "":
 		return false // a tunnel (WebSocket) has keepalives of its own
 	case s.body != nil:
 		return s.body.p.awaitingPeer()

@@ -76,14 +76,14 @@ func (s *h2Stream) detachedEnd() {
 // and ends the response when a drain has begun. Loop only.
 func (s *h2Stream) detachedTick(now int64) {
 	d := s.det
-	if s.gone || s.ended {
+	if s.sent >= sentEnding {
 		return
 	}
 	if s.d.c.srv.draining.Load() {
 		_ = d.Close()
 		return
 	}
-	if d.idleBytes == nil || now-s.lastWrite < int64(d.idleEvery) || len(s.pend) > 0 || !s.headersSent {
+	if d.idleBytes == nil || now-s.lastWrite < int64(d.idleEvery) || len(s.pend) > 0 || s.sent != sentHead {
 		return
 	}
 	s.pend = append(s.pend, d.idleBytes...)

@@ -21,8 +21,7 @@ type h2Driver struct {
 	// buffered counts the request body bytes held for streams whose
 	// handler has not started; past 2 × the body limit a stream is refused.
 	buffered int64
-	wire     []byte // scratch for Output
-	draining bool   // Shutdown began: GOAWAY sent
+	draining bool // Shutdown began: GOAWAY sent
 	// running counts the streams whose handlers run on workers, at most
 	// Config.MaxConnHandlers; waiting holds the streams ready beyond it,
 	// in arrival order (h2share.go).
@@ -231,15 +230,12 @@ func (d *h2Driver) output() {
 		if room <= 0 || !d.h2.Pending() {
 			break
 		}
-		d.wire = d.h2.Output(d.wire[:0], room)
-		if len(d.wire) == 0 {
+		n := len(c.out)
+		c.out = d.h2.Output(c.out, room) // framed straight into the connection's output
+		if len(c.out) == n {
 			break
 		}
-		c.out = append(c.out, d.wire...)
 		d.events() // EventWritable as windows and queues make room
-	}
-	if cap(d.wire) > 64<<10 {
-		d.wire = nil
 	}
 	if d.h2.Finished() {
 		c.closeWhenDone()
@@ -280,7 +276,7 @@ func (d *h2Driver) tick(now int64) {
 		if s.det != nil && s.handler == h2Returned {
 			s.detachedTick(now)
 		}
-		if ws := s.ws; ws != nil && !s.gone {
+		if ws := s.ws; ws != nil && s.sent != sentCut {
 			ws.retryCallbacks()
 			ws.keepalive(now)
 			if ws.paused && ws.live() && !ws.isGone {

@@ -53,14 +53,12 @@ type h2Stream struct {
 	held    int64 // request body bytes counted in d.buffered
 	// bodyAt: server clock of the request body's last bytes, for the body
 	// read timeout (h2bodytimer.go).
-	bodyAt      int64
-	gone        bool // reset, or the connection closed
-	headersSent bool
-	pend        []byte // body bytes http2.Conn has not taken yet
-	ended       bool   // the response's end was handed over
-	trailers    []http1.HeaderField
-	endSent     bool // END_STREAM (or the trailers) queued
-	freed       bool
+	bodyAt int64
+	// sent is how far the response has gone out.
+	sent     h2SentState
+	pend     []byte // body bytes http2.Conn has not taken yet
+	trailers []http1.HeaderField
+	freed    bool
 	uncounted   bool  // left Server.h2streams (free, or the connection's close)
 	lastWrite   int64 // server clock when body bytes were last taken
 	// stalledSince: when the connection last refused the stream's bytes
@@ -90,6 +88,25 @@ const (
 	h2Running
 	// h2Returned: the handler returned.
 	h2Returned
+)
+
+// h2SentState is how far a stream's response has gone out. It only moves
+// forward; sentCut may follow any other. Loop only.
+type h2SentState uint8
+
+const (
+	// sentNothing: no HEADERS yet.
+	sentNothing h2SentState = iota
+	// sentHead: HEADERS framed; the body goes out as it comes.
+	sentHead
+	// sentEnding: the end was handed over: pend, then END_STREAM (or the
+	// trailers), goes out.
+	sentEnding
+	// sentAll: END_STREAM (or the trailers) framed.
+	sentAll
+	// sentCut: the stream was reset (by either side) or the connection
+	// closed: nothing more goes out.
+	sentCut
 )
 
 // h2Out is what the handler's side hands the loop.
@@ -208,8 +225,13 @@ func (s *h2Stream) handlerDone(ex *Exchange) {
 	if s.out.fields == nil {
 		s.setHead(ex, int64(len(ex.Body)))
 	}
-	s.out.body = append(s.out.body, ex.Body...)
-	ex.Body = ex.Body[:0]
+	if len(s.out.body) == 0 && cap(ex.Body) > maxPooledBody {
+		// The pool would drop a buffer this large: hand it over as it is.
+		s.out.body, ex.Body = ex.Body, nil
+	} else {
+		s.out.body = append(s.out.body, ex.Body...)
+		ex.Body = ex.Body[:0]
+	}
 	s.out.end = true
 	if tr := ex.Trailer.Fields(); len(tr) > 0 {
 		s.out.trailers = append([]http1.HeaderField(nil), tr...)
@@ -263,57 +285,67 @@ func (s *h2Stream) collect() {
 	if o.done && s.handler != h2Returned {
 		s.handlerReturned()
 	}
-	h := s.d.h2
-	if !s.gone {
-		if o.head && !s.headersSent {
-			s.headersSent = true
-			noBody := o.end && len(o.body) == 0 && o.trailers == nil
-			if s.ex.Request.Method == "HEAD" || !bodyAllowed(o.status) {
-				noBody, o.body, o.trailers, o.end = true, nil, nil, true
-			}
-			if err := h.WriteHeaders(s.id, o.status, o.fields, noBody); err != nil {
-				s.gone = true
-			}
-			s.lastWrite = s.d.c.srv.now()
-			if noBody {
-				s.ended = true
-			}
-		}
-		if !s.ended {
-			if len(o.body) > 0 {
-				s.lastWrite = s.d.c.srv.now()
-			}
-			s.pend = append(s.pend, o.body...)
-			if o.end {
-				s.ended, s.trailers = true, o.trailers
-			}
-		}
-		s.pump()
+	if o.head && s.sent == sentNothing {
+		s.sendHead(o)
 	}
+	if s.sent == sentHead {
+		if len(o.body) > 0 {
+			s.lastWrite = s.d.c.srv.now()
+			if len(s.pend) == 0 {
+				s.pend = o.body // the handed-over buffer is the stream's now
+			} else {
+				s.pend = append(s.pend, o.body...)
+			}
+		}
+		if o.end {
+			s.sent, s.trailers = sentEnding, o.trailers
+		}
+	}
+	s.pump()
 	if o.abort && o.done {
 		// The handler failed after its response began: its head (framed
 		// above) goes out, then the stream is cut off, so that the
 		// response never looks complete.
 		s.cut(http2.ErrCodeInternal, ErrClientGone)
 	}
-	if s.handler == h2Returned && wsUp != nil && s.ws == nil && s.headersSent && !s.gone {
+	if s.handler == h2Returned && wsUp != nil && s.ws == nil && s.sent == sentHead {
 		s.startWS() // the handler accepted a WebSocket (wsh2.go)
 	}
-	if s.handler == h2Returned && (s.gone || s.ended && len(s.pend) == 0 && s.trailers == nil) {
+	if s.handler == h2Returned && (s.sent == sentCut || s.sent == sentAll) {
 		s.free()
+	}
+}
+
+// sendHead frames the response's HEADERS (with END_STREAM when there is
+// no body). Loop only.
+func (s *h2Stream) sendHead(o h2Out) {
+	noBody := o.end && len(o.body) == 0 && o.trailers == nil
+	if s.ex.Request.Method == "HEAD" || !bodyAllowed(o.status) {
+		noBody = true
+	}
+	s.lastWrite = s.d.c.srv.now()
+	switch err := s.d.h2.WriteHeaders(s.id, o.status, o.fields, noBody); {
+	case err != nil:
+		s.sent = sentCut
+		s.fail(ErrClientGone)
+	case noBody:
+		s.sent = sentAll
+	default:
+		s.sent = sentHead
 	}
 }
 
 // pump writes pend as far as the windows allow, then the end. Loop only.
 func (s *h2Stream) pump() {
 	h := s.d.h2
-	if s.gone || !s.headersSent {
+	if s.sent != sentHead && s.sent != sentEnding {
 		return
 	}
-	if len(s.pend) > 0 || s.ended && s.trailers == nil && !s.endSent {
-		n, err := h.WriteData(s.id, s.pend, s.ended && s.trailers == nil)
+	ending := s.sent == sentEnding
+	if len(s.pend) > 0 || ending && s.trailers == nil {
+		n, err := h.WriteData(s.id, s.pend, ending && s.trailers == nil)
 		if err != nil {
-			s.gone = true
+			s.sent = sentCut
 			s.fail(ErrClientGone)
 			return
 		}
@@ -326,14 +358,14 @@ func (s *h2Stream) pump() {
 		}
 		if len(s.pend) == 0 {
 			s.pend = nil
-			if s.ended && s.trailers == nil {
-				s.endSent = true
+			if ending && s.trailers == nil {
+				s.sent = sentAll
 			}
 		}
 	}
-	if len(s.pend) == 0 && s.ended && s.trailers != nil {
+	if len(s.pend) == 0 && ending && s.trailers != nil {
 		_ = h.WriteTrailers(s.id, s.trailers)
-		s.trailers, s.endSent = nil, true
+		s.trailers, s.sent = nil, sentAll
 	}
 	s.mu.Lock()
 	s.backlog = len(s.pend)
@@ -345,7 +377,7 @@ func (s *h2Stream) pump() {
 	case s.room <- struct{}{}:
 	default:
 	}
-	if s.handler == h2Returned && s.endSent {
+	if s.handler == h2Returned && s.sent == sentAll {
 		s.free()
 	}
 }
@@ -358,7 +390,7 @@ func (s *h2Stream) reset() { s.drop(ErrClientGone) }
 // stream that must end at once. err is what the handler's next write
 // returns. Loop only.
 func (s *h2Stream) cut(code http2.ErrCode, err error) {
-	if s.gone {
+	if s.sent == sentCut {
 		return
 	}
 	s.d.h2.ResetStream(s.id, code)
@@ -371,7 +403,7 @@ func (s *h2Stream) cut(code http2.ErrCode, err error) {
 // body fails, a WebSocket on it is gone, and it is freed now unless its
 // handler still runs (then when it returns). Loop only.
 func (s *h2Stream) drop(err error) {
-	s.gone = true
+	s.sent = sentCut
 	s.pend, s.trailers = nil, nil
 	s.fail(err)
 	s.ex.cancel.cancel(context.Canceled)
@@ -437,7 +469,7 @@ func (s *h2Stream) free() {
 // Loop only, from the sweep.
 func (s *h2Stream) writeTimedOut(now int64) bool {
 	c := s.d.c
-	if s.gone || s.stalledSince == 0 || now-s.stalledSince < int64(c.config().WriteTimeout) {
+	if s.sent == sentCut || s.stalledSince == 0 || now-s.stalledSince < int64(c.config().WriteTimeout) {
 		return false
 	}
 	c.srv.pipe.writeTimeouts.Add(1)

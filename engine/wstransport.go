@@ -13,7 +13,7 @@ import "github.com/gwist/gwist/http2"
 // live: the transport is this WebSocket's and open. Loop only.
 func (ws *WSConn) live() bool {
 	if s := ws.h2s; s != nil {
-		return s.ws == ws && !s.gone && !ws.isGone
+		return s.ws == ws && s.sent != sentCut && !ws.isGone
 	}
 	return ws.c.proto == protocol((*wsDriver)(ws))
 }
@@ -72,7 +72,7 @@ func (ws *WSConn) transportBacklog() int {
 // pumpOut frames what the stream may send now (HTTP/2); over HTTP/1,
 // c.out is written at the end of the callback.
 func (ws *WSConn) pumpOut() {
-	if s := ws.h2s; s != nil && !s.gone {
+	if s := ws.h2s; s != nil && s.sent != sentCut {
 		s.lastWrite = ws.c.srv.now()
 		s.pump()
 	}
@@ -85,8 +85,8 @@ func (ws *WSConn) endTransport() {
 	if s := ws.h2s; s != nil {
 		ws.inEnded = true
 		ws.h2in = nil
-		if !s.ended {
-			s.ended = true
+		if s.sent == sentHead {
+			s.sent = sentEnding
 			s.pump()
 		}
 		return
