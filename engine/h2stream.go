@@ -55,12 +55,12 @@ type h2Stream struct {
 	// read timeout (h2bodytimer.go).
 	bodyAt int64
 	// sent is how far the response has gone out.
-	sent     h2SentState
-	pend     []byte // body bytes http2.Conn has not taken yet
-	trailers []http1.HeaderField
-	freed    bool
-	uncounted   bool  // left Server.h2streams (free, or the connection's close)
-	lastWrite   int64 // server clock when body bytes were last taken
+	sent      h2SentState
+	pend      []byte // body bytes http2.Conn has not taken yet
+	trailers  []http1.HeaderField
+	freed     bool
+	uncounted bool  // left Server.h2streams (free, or the connection's close)
+	lastWrite int64 // server clock when body bytes were last taken
 	// stalledSince: when the connection last refused the stream's bytes
 	// (the peer's window is shut); 0 while they move.
 	stalledSince int64
