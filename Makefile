@@ -25,10 +25,11 @@ cross:
 	  echo "$$out" | grep -q 'gwist_engine_requires_linux_macOS_or_a_BSD' || \
 	  { echo "windows: expected the engine's unsupported-OS error, got:"; echo "$$out"; exit 1; }
 
-# The README's test command: vet, cross-builds, the race-enabled test suite,
-# and every Go benchmark once so they keep compiling and working.
+# The README's test command: vet, cross-builds, the race-enabled test suite
+# (with the engine's loop-only assertions: the gwistcheck tag), and every Go
+# benchmark once so they keep compiling and working.
 test: vet cross
-	$(GO) test -race -count=1 $(PKGS)
+	$(GO) test -race -tags gwistcheck -count=1 $(PKGS)
 	$(GO) test -run '^$$' -bench . -benchtime=1x $(PKGS) >/dev/null
 	cd benchmarks && $(GO) vet ./... && $(GO) test -count=1 ./...
 

@@ -89,8 +89,20 @@ func newConn(s *Server, gc gnet.Conn) *conn {
 
 func (c *conn) config() *Config { return &c.srv.cfg }
 
+// loopOnly asserts, in test builds (loopcheck_on.go), that the caller runs
+// on c's loop.
+func (c *conn) loopOnly(what string) {
+	if c == nil {
+		return
+	}
+	if l := c.loop; l != nil {
+		l.g.check(what)
+	}
+}
+
 // onTraffic handles readable input. Called from OnTraffic.
 func (c *conn) onTraffic() gnet.Action {
+	c.loopOnly("onTraffic")
 	c.inCallback, c.action = true, gnet.None
 	c.readResumedByGnet()
 	c.noteDrain()
@@ -110,6 +122,7 @@ func (c *conn) onTraffic() gnet.Action {
 // finishCallback writes what the callback produced, moves the connection
 // to its next phase, and pauses or resumes reading to match.
 func (c *conn) finishCallback() {
+	c.loopOnly("finishCallback")
 	if c.closed {
 		return
 	}
@@ -226,6 +239,7 @@ func (c *conn) onClose() {
 // beginLoopTask starts work the loop does outside a gnet callback (a
 // worker's result, the sweep): output is written by finishCallback.
 func (c *conn) beginLoopTask() {
+	c.loopOnly("a loop task")
 	c.inCallback, c.action = false, gnet.None
 	c.noteDrain()
 }

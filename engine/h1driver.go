@@ -285,6 +285,7 @@ func (d *h1Driver) onBatchDone() {
 // collect moves the responses of finished batches at the head of the
 // queue, in order, to the output.
 func (d *h1Driver) collect() {
+	d.c.loopOnly("h1Driver.collect")
 	c := d.c
 	for d.head != nil && d.head.done {
 		b := d.head

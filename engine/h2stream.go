@@ -276,6 +276,7 @@ func (t *h2Collect) Run(context.Context) error {
 
 // collect takes what the handler handed over and frames it. Loop only.
 func (s *h2Stream) collect() {
+	s.d.c.loopOnly("h2Stream.collect")
 	s.mu.Lock()
 	o := s.out
 	s.out.head, s.out.body, s.out.trailers = false, nil, nil
@@ -337,6 +338,7 @@ func (s *h2Stream) sendHead(o h2Out) {
 
 // pump writes pend as far as the windows allow, then the end. Loop only.
 func (s *h2Stream) pump() {
+	s.d.c.loopOnly("h2Stream.pump")
 	h := s.d.h2
 	if s.sent != sentHead && s.sent != sentEnding {
 		return

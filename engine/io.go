@@ -60,6 +60,7 @@ func (c *conn) resume() {
 
 // writeWire sends response bytes: as they are, or encrypted.
 func (c *conn) writeWire(p []byte) {
+	c.loopOnly("conn.writeWire")
 	if c.tls == nil {
 		_, _ = c.gc.Write(p)
 		return

@@ -12,6 +12,9 @@ import (
 type loopState struct {
 	conns []*conn
 	srv   *Server
+	// g is the loop's goroutine, for the loop-only checks of test builds
+	// (loopcheck_on.go).
+	g loopGoroutine
 	// held is what the loop's connections held at its last sweep
 	// (memrelease.go); read by the tick.
 	held  atomic.Int64
@@ -40,6 +43,7 @@ func (l *loopState) remove(c *conn) {
 // Run is the periodic sweep, executed on the loop: timeouts, closes waiting
 // for output to drain, paused connections to resume, and the drain.
 func (l *loopState) Run(context.Context) error {
+	l.g.check("the sweep")
 	now := l.srv.now()
 	var wallNow int64 // the coarse clock is too coarse for the drain's grace
 	if l.srv.draining.Load() {

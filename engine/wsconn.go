@@ -378,6 +378,7 @@ func (f *wsFlush) Run(context.Context) error {
 // and written after: a failed write closes the connection at once, and
 // its OnClose takes mu. Loop only.
 func (ws *WSConn) flushOut() {
+	ws.c.loopOnly("WSConn.flushOut")
 	c := ws.c
 	s := ws.h2s
 	ws.mu.Lock()

@@ -56,6 +56,7 @@ func (d *wsDriver) serve() {
 // its events, until the input is used up (true), or the callbacks' queue
 // is full or the peer does not read (false: reading pauses). Loop only.
 func (ws *WSConn) process() bool {
+	ws.c.loopOnly("WSConn.process")
 	d := (*wsDriver)(ws)
 	defer ws.dropIdleReader()
 	for !ws.readDone() {

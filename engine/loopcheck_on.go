@@ -1,0 +1,44 @@
+//go:build unix && gwistcheck
+
+package engine
+
+import (
+	"bytes"
+	"runtime"
+	"strconv"
+	"sync/atomic"
+)
+
+// Loop-only code asserts that it runs on its connection's loop when built
+// with the gwistcheck tag (make test does): the loop's goroutine is
+// recorded at its first callback, and a loop-only method on any other
+// goroutine panics, naming it. x/net's serveG.check is the model. Without
+// the tag the check is an empty function the compiler removes.
+
+// loopGoroutine is the goroutine a loop runs on, 0 until known.
+type loopGoroutine struct{ id atomic.Uint64 }
+
+// check panics unless called on the loop's goroutine (the first caller's).
+func (g *loopGoroutine) check(what string) {
+	id := curGoroutineID()
+	if g.id.CompareAndSwap(0, id) {
+		return
+	}
+	if got := g.id.Load(); got != id {
+		panic("gwist: " + what + " ran on goroutine " + strconv.FormatUint(id, 10) +
+			", not on its loop's (" + strconv.FormatUint(got, 10) + ")")
+	}
+}
+
+// curGoroutineID parses the running goroutine's id from its stack header
+// ("goroutine 123 [running]:").
+func curGoroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
+}
