@@ -65,6 +65,15 @@ const (
 	directSettled                       // the loop's to collect
 )
 
+// watchedState is s once the loop has looked: running → watched,
+// settling → settlingWatched.
+func watchedState(s uint32) uint32 {
+	if s == directSettling {
+		return directSettlingWatched
+	}
+	return directWatched
+}
+
 // settle tries to finish a fully written direct batch on its worker,
 // without waking the loop. The worker gives the exchanges back to their
 // pool itself, so a connection ramp does not leave thousands of them parked
@@ -98,7 +107,7 @@ func (d *h1Driver) collectDirect() bool {
 	for {
 		switch s := b.dstate.Load(); s {
 		case directRunning, directSettling:
-			if b.dstate.CompareAndSwap(s, s+1) { // → watched, → settlingWatched
+			if b.dstate.CompareAndSwap(s, watchedState(s)) {
 				return false
 			}
 		case directSettled:
