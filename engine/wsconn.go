@@ -150,8 +150,7 @@ type WSConn struct {
 	lastData  int64  // of the last data message either way (IdleTimeout)
 	pingSent  int64  // server clock of the unanswered ping; 0 = none
 	closeAt   int64  // deadline for the peer's close frame; 0 = not waiting
-	closeRecv bool   // the peer's close frame arrived
-	closeSent bool   // the close frame is in the output
+	closing   wsClosing // how far the close handshake has gone
 	paused    bool   // reading stopped: the read queue is full, or the peer does not read
 	// owesPong: a ping came while the output had no room for its pong;
 	// pongOwed is its payload. Reading stops until it is sent (wsflood.go).
@@ -190,6 +189,22 @@ type WSConn struct {
 	backlog   atomic.Int64 // gnet's outbound buffer as the loop last saw it
 	retrySubm bool         // the pool was full: the sweep submits again
 }
+
+// wsClosing is how far a WebSocket's close handshake (RFC 6455 section
+// 7) has gone, as the loop sees it. It only moves forward. Loop only.
+type wsClosing uint8
+
+const (
+	// wsOpen: no close frame either way.
+	wsOpen wsClosing = iota
+	// wsCloseSent: the server's close frame is in the output; the peer's
+	// is awaited (until WSConfig.CloseTimeout). Data is no longer
+	// delivered.
+	wsCloseSent
+	// wsCloseDone: the peer's close frame arrived (and the server's went
+	// out, or goes with the answer): the transport ends.
+	wsCloseDone
+)
 
 // Subprotocol is the subprotocol the handshake selected ("" for none).
 func (ws *WSConn) Subprotocol() string { return ws.subp }
@@ -386,7 +401,7 @@ func (ws *WSConn) flushOut() {
 	shared, buf, bufp := ws.shared, ws.buf, ws.bufp
 	ws.shared, ws.buf, ws.bufp = nil, nil, nil
 	ws.queuedLen = 0
-	closeReq, code, reason := ws.closeReq && !ws.closeSent, ws.closeCode, ws.closeReason
+	closeReq, code, reason := ws.closeReq && ws.closing == wsOpen, ws.closeCode, ws.closeReason
 	ws.closeReq = false
 	ws.mu.Unlock()
 	if len(shared) > 0 && s == nil && len(c.out) > 0 {
@@ -410,7 +425,7 @@ func (ws *WSConn) flushOut() {
 		wsBufPool.Put(bufp)
 	}
 	if closeReq {
-		ws.closeSent = true
+		ws.closing = wsCloseSent
 		*out = websocket.AppendClose(*out, code, reason)
 		ws.closeAt = c.srv.now() + int64(ws.cfg.CloseTimeout)
 	}

@@ -134,27 +134,27 @@ func (d *wsDriver) event(ev websocket.Event) {
 	c := ws.c
 	switch ev.Kind {
 	case websocket.EventMessage:
-		if ws.closeSent {
+		if ws.closing != wsOpen {
 			return // closing: data is no longer delivered
 		}
 		ws.lastData = c.srv.now()
 		ws.queueMessage(ev.Opcode, ev.Payload)
 	case websocket.EventPing:
-		if !ws.closeSent {
+		if ws.closing == wsOpen {
 			ws.answerPing(ev.Payload)
 		}
 	case websocket.EventPong:
 		ws.pingSent = 0
 	case websocket.EventClose:
-		ws.closeRecv = true
 		code, reason := ev.Code, ev.Reason
-		if !ws.closeSent {
+		if ws.closing == wsOpen {
 			echo := code
 			if echo == websocket.CloseNoStatus {
 				echo = 0
 			}
 			d.sendClose(echo, "")
 		}
+		ws.closing = wsCloseDone
 		ws.queueClose(code, reason)
 		ws.endTransport()
 	}
@@ -181,10 +181,10 @@ func (d *wsDriver) sendClose(code websocket.CloseCode, reason string) {
 	ws.wakeWriters()
 	ws.mu.Unlock()
 	d.flushOut()
-	if ws.closeSent {
+	if ws.closing != wsOpen {
 		return
 	}
-	ws.closeSent = true
+	ws.closing = wsCloseSent
 	out := ws.outBuf()
 	if code == 0 {
 		*out = append(*out, 0x88, 0x00)
@@ -234,8 +234,8 @@ func (ws *WSConn) keepalive(now int64) {
 	d := (*wsDriver)(ws)
 	c := ws.c
 	ws.trimEvents()
-	if ws.closeSent {
-		if !ws.closeRecv && ws.closeAt != 0 && now >= ws.closeAt {
+	if ws.closing != wsOpen {
+		if ws.closing == wsCloseSent && ws.closeAt != 0 && now >= ws.closeAt {
 			// The peer did not answer (or does not read): close without
 			// waiting for what it has not taken.
 			c.srv.logDebug("WebSocket: no close frame from the peer in time", c)
@@ -285,7 +285,7 @@ func (d *wsDriver) readTimeout() bool { return false }
 // goAway sends close 1001 (the server is going away) and waits for the
 // peer's close frame (tick bounds the wait).
 func (d *wsDriver) goAway() {
-	if !(*WSConn)(d).closeSent {
+	if (*WSConn)(d).closing == wsOpen {
 		d.sendClose(websocket.CloseGoingAway, "server shutting down")
 	}
 }

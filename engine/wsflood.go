@@ -42,7 +42,7 @@ func (ws *WSConn) payPong() bool {
 	if !ws.owesPong {
 		return true
 	}
-	if ws.closeSent || !ws.pongFits(len(ws.pongOwed)) {
+	if ws.closing != wsOpen || !ws.pongFits(len(ws.pongOwed)) {
 		return false
 	}
 	ws.writePong(ws.pongOwed)
