@@ -143,15 +143,15 @@ type WSConn struct {
 	// connection hijacked from net/http, wsnet.go); c is nil then.
 	nc *netWS
 	// Loop only (the driver, wsdriver.go).
-	r         *websocket.Reader
-	h2in      []byte // HTTP/2: received bytes not yet fed to r
-	inEnded   bool   // HTTP/2: nothing more is read
-	lastRead  int64  // server clock of the last bytes received
-	lastData  int64  // of the last data message either way (IdleTimeout)
-	pingSent  int64  // server clock of the unanswered ping; 0 = none
-	closeAt   int64  // deadline for the peer's close frame; 0 = not waiting
-	closing   wsClosing // how far the close handshake has gone
-	paused    bool   // reading stopped: the read queue is full, or the peer does not read
+	r        *websocket.Reader
+	h2in     []byte    // HTTP/2: received bytes not yet fed to r
+	inEnded  bool      // HTTP/2: nothing more is read
+	lastRead int64     // server clock of the last bytes received
+	lastData int64     // of the last data message either way (IdleTimeout)
+	pingSent int64     // server clock of the unanswered ping; 0 = none
+	closeAt  int64     // deadline for the peer's close frame; 0 = not waiting
+	closing  wsClosing // how far the close handshake has gone
+	paused   bool      // reading stopped: the read queue is full, or the peer does not read
 	// owesPong: a ping came while the output had no room for its pong;
 	// pongOwed is its payload. Reading stops until it is sent (wsflood.go).
 	owesPong bool
