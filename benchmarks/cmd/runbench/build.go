@@ -76,6 +76,26 @@ func buildGwist(ctx context.Context, dir, out string) string {
 	return "build failed: " + firstLine(o2)
 }
 
+// buildBase builds examples/hello as it was at the git revision rev into
+// out, from a temporary worktree of the checkout; it returns why not, or "".
+func buildBase(ctx context.Context, dir, rev, out string) string {
+	root := filepath.Dir(dir)
+	tree, err := os.MkdirTemp("", "gwist-base-")
+	if err != nil {
+		return err.Error()
+	}
+	defer os.RemoveAll(tree)
+	logf("build %s (examples/hello at %s)", filepath.Base(out), rev)
+	if o, err := exec.CommandContext(ctx, "git", "-C", root, "worktree", "add", "--detach", tree, rev).CombinedOutput(); err != nil {
+		return "git worktree add " + rev + ": " + firstLine(string(o))
+	}
+	defer exec.Command("git", "-C", root, "worktree", "remove", "--force", tree).Run()
+	if o, err := goBuild(ctx, tree, out, "./examples/hello"); err != nil {
+		return "build failed: " + firstLine(o)
+	}
+	return ""
+}
+
 func goBuild(ctx context.Context, dir, out, pkg string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()

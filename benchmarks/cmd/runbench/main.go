@@ -31,6 +31,7 @@ type flags struct {
 	quick, noBuild, noInstall, list bool
 	rounds, portBase                int
 	only, servers, out, svg, dir    string
+	base                            string
 }
 
 func main() {
@@ -45,6 +46,7 @@ func main() {
 	flag.BoolVar(&f.noBuild, "no-build", false, "use the binaries already in bin/")
 	flag.BoolVar(&f.noInstall, "no-install", false, "do not apt-get install missing load generators")
 	flag.BoolVar(&f.list, "list", false, "list the workloads and exit")
+	flag.StringVar(&f.base, "base", "", "also run examples/hello as built at this git revision (row gwist-base), to compare a change with the code before it in the same run")
 	flag.IntVar(&f.portBase, "port-base", portBase, "row n listens on port-base+n (HTTPS: port-base+100+n)")
 	flag.Parse()
 	if f.list {
@@ -84,6 +86,9 @@ func run(f flags) error {
 		return err
 	}
 	servers := selectServers(f.servers)
+	if f.base == "" {
+		servers = slices.DeleteFunc(servers, func(s serverDef) bool { return s.name == baseRow })
+	}
 	if len(servers) == 0 {
 		return fmt.Errorf("-servers %q matches no server", f.servers)
 	}
@@ -106,8 +111,13 @@ func run(f flags) error {
 	unavailable := map[string]string{}
 	if !f.noBuild {
 		unavailable = buildAll(ctx, dir)
+		if f.base != "" {
+			if why := buildBase(ctx, dir, f.base, filepath.Join(dir, "bin", baseRow)); why != "" {
+				unavailable[baseRow] = why
+			}
+		}
 	}
-	for _, b := range append([]string{"gwist"}, binNames()...) {
+	for _, b := range append([]string{"gwist", baseRow}, binNames()...) {
 		if _, err := os.Stat(filepath.Join(dir, "bin", b)); err != nil && unavailable[b] == "" {
 			unavailable[b] = "not built (bin/" + b + " missing)"
 		}

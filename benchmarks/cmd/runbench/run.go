@@ -20,11 +20,15 @@ func runWorkload(e *env, w workload, servers []serverDef, missingTools, unavaila
 		return t
 	}
 	for _, s := range servers {
+		name := s.name
+		if name == baseRow {
+			name = "gwist" // the code before takes part where the checkout's does
+		}
 		if len(w.rows) > 0 {
-			if !slices.Contains(w.rows, s.name) {
+			if !slices.Contains(w.rows, name) {
 				continue
 			}
-		} else if s.variant && !slices.Contains(w.variants, s.name) {
+		} else if s.variant && name != "gwist" && !slices.Contains(w.variants, name) {
 			continue
 		}
 		r := &rowResult{def: s}

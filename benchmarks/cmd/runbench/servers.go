@@ -19,6 +19,9 @@ type serverDef struct {
 	plainOnly bool // no HTTPS listener
 }
 
+// baseRow is the row (and bin name) of examples/hello built at -base.
+const baseRow = "gwist-base"
+
 // portBase places the rows' fixed ports: row n (from 1) listens on
 // portBase+n for plaintext and portBase+100+n for HTTPS. It is below the
 // Linux ephemeral range (32768–60999) and away from the usual 8080/8443
@@ -32,6 +35,8 @@ var allServers = assignPorts([]serverDef{
 	{name: "gwist", binary: "gwist", extra: []string{"-http2"}, ours: true},
 	{name: "gwist-inline", binary: "gwist", extra: []string{"-inline", "-http2"}, ours: true, variant: true},
 	{name: "gwist-noquickack", binary: "gwist", extra: []string{"-quickack=false"}, ours: true, variant: true},
+	// examples/hello at -base's revision, beside the checkout's (only with -base).
+	{name: baseRow, binary: baseRow, extra: []string{"-http2"}, ours: true, variant: true},
 	{name: "nethttp", binary: "nethttp"},
 	{name: "fasthttp", binary: "fasthttp"},
 	{name: "nbio", binary: "nbio"},
