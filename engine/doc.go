@@ -3,46 +3,91 @@
 // names exist for the root package; they carry no compatibility promise
 // for direct use.
 //
-// It is the only package that imports gnet. It owns the listening socket,
-// accepting on a goroutine of its own that survives every accept error and
-// hands each socket to a gnet loop (listener.go), the per-connection state, the timers (gnet has no deadlines), the dispatch of
-// requests to a bounded worker pool (or inline on the loop), the in-order
-// write-back of responses and the graceful drain. Protocol work is delegated
-// to the sans-I/O packages http1 (and, for HTTPS, tlsstate).
+// It is the only package that imports gnet. It owns the listening socket
+// (listener.go: an accept goroutine that survives every accept error,
+// sheds load at the connection cap with 503s, shed.go), the connections'
+// state on their loops, the timers (gnet has none), the dispatch of
+// requests to a bounded worker pool (workers.go) or inline on the loop,
+// the write-back of responses and the graceful drain. Protocol work is
+// the sans-I/O packages': http1, http2, websocket, tlsstate, proxyproto.
 //
-// Each connection is split at one seam (driver.go). Its lifecycle —
-// conn.go, with tls.go, io.go, readpause*.go, writetimeout.go, drain.go and
-// the write side a worker may hold (direct.go) — owns the socket and hands
-// plaintext to a protocol driver, which turns it into Exchanges and their
-// responses back into bytes. The HTTP/1 driver is h1driver.go, with its
-// batches of pipelined requests (batch.go), its parsers (parsers.go), its
-// streamed responses (stream.go, outbound.go) and streamed request bodies
-// (inbody.go). The HTTP/2 driver is h2driver.go with its streams
-// (h2stream.go): the sans-I/O http2.Conn on the loop, handlers on workers,
-// responses handed back per stream and framed on the loop (a worker never
-// writes to an HTTP/2 connection). A connection starts with the HTTP/1
-// driver and switches once, after ALPN chose h2 or on the h2c preface. A
-// third driver (an upgraded WebSocket) would implement the same interface.
+// # Two seams
 //
-// Threading rules, which every file here follows:
-//   - A connection's state is touched only on its event loop.
-//   - Workers touch only the Exchange they were handed and hand it back to
-//     the loop with EventLoop.Execute. The one exception is the write side:
-//     a worker writes (and, over TLS, encrypts) its own output to the fd
-//     under conn.wmu while the loop has granted it that side, for a direct
-//     batch (direct.go) or a streamed response (outbound.go); meanwhile the
-//     loop queues everything else of the connection behind it. A TLS
-//     handshake goroutine writes its flights the same way (tls.go). A
-//     handler reading a streamed request body shares one object with the
-//     loop, the body's buffer (inbody.go, under its own mutex), and reaches
-//     the connection only through Execute (to resume reading, or to send
-//     "100 Continue"). An HTTP/2 handler shares its stream's outbox with
-//     the loop (h2stream.go, under the stream's mutex) and never writes to
-//     the connection; a detached response (detached.go) is the same for a
-//     handler that has returned.
+// The loop's side of a connection meets its protocol at one interface,
+// protocol (driver.go). The lifecycle (conn.go, with tls.go, io.go,
+// readpause*.go, writetimeout.go, drain.go, memrelease.go and the write
+// side a worker may hold, direct.go and outbound.go) owns the socket and
+// hands plaintext to a driver: HTTP/1 (h1driver.go, with batch.go,
+// parsers.go, inbody.go, h1stream.go), HTTP/2 (h2driver.go, with
+// h2stream.go, h2share.go, h2body.go, h2bodytimer.go, h2detached.go,
+// h2upgrade.go), WebSocket (wsdriver.go, with wsconn.go, wsevents.go,
+// wsflood.go, wstransport.go, wsh2.go, wsupgrade.go, wshub.go), and the
+// small ones that come before them (proxy.go's PROXY header, shed.go).
+//
+// The handler's side meets it at another, responder (responder.go): an
+// Exchange's Write, Flush, AbortStream, Detach, SendFile and
+// UpgradeWebSocket go through the responder of the way it is answered
+// (h1Worker, inlineResponder, *h2Stream, *sinkState), and its streamed
+// request body through one pipe (bodypipe.go) whichever protocol fills
+// it. Work done off the loop reaches the loop by one hand-off
+// (handoff.go).
+//
+// # Three paths
+//
+// An HTTP/1 request on a worker (9 files, one crossing each way, or none
+// back when the worker writes the response itself):
+//
+//	server.go onTraffic → conn.go → h1driver.go serve (parsers.go, http1) → dispatch,
+//	submitBuilding → direct.go canWriteDirect → workers.go submit
+//	  ⇒ worker: workers.go drain → batch.go runBatch → Server.serve → the handler →
+//	    responder.go Write (h1Worker) → exchange.go appendResponse → direct.go writeDirect
+//	    (the socket) → settle
+//	  ⇒ loop, when it next looks: h1driver.go collectSettled, collect
+//
+// An HTTP/2 response a handler streams (6 files; each Flush hands over
+// once, and comes back only when the handler must wait for the peer):
+//
+//	worker: responder.go Flush → h2stream.go flush, sendBody → handoff.go post
+//	  ⇒ loop: h2stream.go collect, sendHead, pump (http2 WriteHeaders, WriteData) →
+//	    h2driver.go output (http2 Output, framed into conn.out) → conn.go finishCallback →
+//	    io.go writeWire
+//	  ⇒ worker, while more than Config.MaxStreamQueued waits: woken by pump
+//
+// A WebSocket message echoed by a callback on a worker (8 files, one
+// crossing each way):
+//
+//	server.go onTraffic → conn.go → wsdriver.go serve, process (websocket.Reader),
+//	event → wsevents.go queueMessage, startCallbacks → workers.go submit
+//	  ⇒ worker: batch.go runBatch → wsevents.go runCallbacks → OnMessage →
+//	    wsconn.go WriteMessage (framed here) → handoff.go post
+//	  ⇒ loop: wsconn.go wsFlush, flushOut → conn.go finishCallback → io.go writeWire
+//
+// # Threading
+//
+//   - A connection's state is touched only on its event loop; loop-only
+//     code asserts it in test builds (the gwistcheck tag, loopcheck_on.go).
+//   - A worker touches only the Exchange it was handed, and reaches the
+//     loop through a hand-off (handoff.go) or a batch's return. The one
+//     exception is the write side: a worker writes (and, over TLS,
+//     encrypts) its own output to the fd under conn.wmu while the loop has
+//     granted it that side, for a direct batch (direct.go) or a streamed
+//     HTTP/1 response (outbound.go); meanwhile the loop queues everything
+//     else of the connection behind it. A TLS handshake goroutine writes
+//     its flights the same way (tls.go).
+//   - What is shared between a loop and a worker is named and locked: a
+//     request body's pipe, an HTTP/2 stream's outbox (h2Out, under the
+//     stream's mu), a detached response's and a WebSocket's queued output.
 //   - The accept goroutine touches no connection: gnet registers the socket
-//     on its loop, and OnOpen runs there.
-//   - Buffers from gnet (Peek) are valid only during the callback; the http1
-//     parser copies what a request needs, and a streamed body's bytes are
-//     copied into its buffer before the callback ends.
+//     on its loop, and onOpen runs there.
+//   - Buffers from gnet (Peek) are valid only during the callback; parsers
+//     copy what a request needs, and body bytes are copied into their pipe
+//     before the callback ends.
+//
+// # Tests
+//
+// Besides the end-to-end tests of the root package (real sockets, real
+// clients), engine has a harness (harness_test.go): a never-started Server
+// driven from the test goroutine as its loop, over socket pairs behind a
+// fake gnet.Conn, with the clocks set by the test, so that timers and
+// state machines are tested in-process and without sleeping.
 package engine
