@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 	"github.com/gwist/gwist/middleware"
 )
 
@@ -52,22 +53,13 @@ func whoamiApp(log io.Writer, opts ...gwist.Option) *gwist.App {
 // startProxied starts app's plaintext listener with ProxyProtocol(trusted...).
 func startProxied(t *testing.T, app *gwist.App, trusted ...netip.Prefix) string {
 	t.Helper()
-	addr, err := app.Start("127.0.0.1:0", gwist.ProxyProtocol(trusted...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { shutdownApp(t, app) })
-	return addr.String()
+	return testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0", gwist.ProxyProtocol(trusted...)) }, app.Shutdown)
 }
 
 func startProxiedTLS(t *testing.T, app *gwist.App, trusted ...netip.Prefix) string {
 	t.Helper()
-	addr, err := app.StartTLS("127.0.0.1:0", serverTLSConfig(t), gwist.ProxyProtocol(trusted...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { shutdownApp(t, app) })
-	return addr.String()
+	cfg := serverTLSConfig(t)
+	return testkit.Serve(t, func() (net.Addr, error) { return app.StartTLS("127.0.0.1:0", cfg, gwist.ProxyProtocol(trusted...)) }, app.Shutdown)
 }
 
 // ppV2 builds a version 2 header: signature, version/command, family/

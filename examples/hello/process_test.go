@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gwist/gwist/internal/haproxytest"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // The tests in this file run the example as its own process (built once),
@@ -60,9 +60,6 @@ func needTool(t *testing.T, name, pkg string) string {
 	}
 	return p
 }
-
-// freeAddr returns a loopback address whose port was free a moment ago.
-func freeAddr(t *testing.T) string { return haproxytest.FreeAddr(t) }
 
 // helloProcess is a running examples/hello.
 type helloProcess struct {
@@ -149,7 +146,7 @@ func runWrk(t *testing.T, wrk string, args ...string) wrkResult {
 func TestRestartUnderLoadLosesNothing(t *testing.T) {
 	wrk := needTool(t, "wrk", "wrk")
 	needTool(t, "curl", "curl")
-	addr, health1, health2 := freeAddr(t), freeAddr(t), freeAddr(t)
+	addr, health1, health2 := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
 	old := startHelloProcess(t, "http://"+health1+"/readyz",
 		"-addr", addr, "-reuseport", "-health-addr", health1)
 
@@ -197,7 +194,7 @@ func TestSIGTERMUnderLoadFinishesInFlight(t *testing.T) {
 		drainDelay string
 	}{{"no-delay", "0s"}, {"drain-delay", "3s"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := freeAddr(t)
+			addr := testkit.FreeAddr(t)
 			p := startHelloProcess(t, "http://"+addr+"/readyz", "-addr", addr, "-drain-delay", tc.drainDelay)
 			wrkDone := make(chan wrkResult, 1)
 			go func() { wrkDone <- runWrk(t, wrk, "-t2", "-c32", "-d3s", "http://"+addr+"/") }()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/hostile"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // soakEnv sets the hostile soak's length (a Go duration); the soak runs
@@ -45,7 +46,7 @@ func TestHostileSoak(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s=%q: %v", soakEnv, v, err)
 	}
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	p := startHelloProcess(t, "http://"+addr+"/", "-addr", addr)
 	rss, err := hostile.SampleRSS(p.cmd.Process.Pid, 100*time.Millisecond)
 	if err != nil {
