@@ -85,16 +85,26 @@ func TestStreamBodyExpectContinue(t *testing.T) {
 func TestStreamBodyClientLeaves(t *testing.T) {
 	got := make(chan error, 1)
 	var ctxDone atomic.Bool
+	all := make(chan struct{}) // the handler has read what was sent
+	const sent = 100 << 10
 	app := gwist.New(gwist.WithLogger(discardLogger()))
 	app.StreamBody(0).POST("/up", func(c *gwist.Ctx) error {
-		_, err := io.Copy(io.Discard, c.BodyReader())
+		_, err := io.CopyN(io.Discard, c.BodyReader(), sent)
+		if err == nil {
+			close(all)
+			_, err = io.Copy(io.Discard, c.BodyReader()) // waits in Read for the rest
+		}
 		ctxDone.Store(c.Context().Err() != nil)
 		got <- err
 		return err
 	})
 	rc := dialRaw(t, startApp(t, app))
-	rc.send("POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: 1000000\r\n\r\n" + strings.Repeat("x", 100<<10))
-	time.Sleep(100 * time.Millisecond) // the handler is waiting in Read now
+	rc.send("POST /up HTTP/1.1\r\nHost: a\r\nContent-Length: 1000000\r\n\r\n" + strings.Repeat("x", sent))
+	select {
+	case <-all: // the handler is waiting in Read now, or about to
+	case err := <-got:
+		t.Fatalf("Read returned %v before the client left", err)
+	}
 	start := time.Now()
 	rc.c.Close()
 	select {
@@ -165,17 +175,26 @@ func TestStreamBodyOverLimit(t *testing.T) {
 // nothing sent after it runs.
 func TestStreamBodyMalformedChunk(t *testing.T) {
 	got := make(chan error, 1)
+	first := make(chan struct{}) // the handler has read the first chunk
 	var after atomic.Int32
 	app := gwist.New(gwist.WithLogger(discardLogger()))
 	app.StreamBody(0).POST("/up", func(c *gwist.Ctx) error {
-		_, err := io.Copy(io.Discard, c.BodyReader())
+		_, err := io.CopyN(io.Discard, c.BodyReader(), 5)
+		if err == nil {
+			close(first)
+			_, err = io.Copy(io.Discard, c.BodyReader())
+		}
 		got <- err
 		return err
 	})
 	app.GET("/after", func(c *gwist.Ctx) error { after.Add(1); return nil })
 	rc := dialRaw(t, startApp(t, app))
 	rc.send("POST /up HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-first: // mid-stream: the malformed chunk comes after it
+	case err := <-got:
+		t.Fatalf("Read returned %v after the first chunk", err)
+	}
 	rc.send("zz\r\nGET /after HTTP/1.1\r\nHost: a\r\n\r\n")
 	if err := <-got; !errors.Is(err, gwist.ErrBodyFraming) {
 		t.Fatalf("Read returned %v, want ErrBodyFraming", err)

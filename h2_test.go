@@ -226,7 +226,8 @@ func TestHTTP2ShutdownFinishesStreams(t *testing.T) {
 	started := make(chan struct{})
 	app.GET("/slow", func(c *gwist.Ctx) error {
 		close(started)
-		time.Sleep(300 * time.Millisecond)
+		// Still in flight when Shutdown's drain sends the GOAWAY.
+		testkit.Eventually(5*time.Second, func() bool { return app.Stats().HTTP2.GoAwaySent["NO_ERROR"] > 0 })
 		return c.String(200, "done")
 	})
 	addr, err := app.StartTLS("127.0.0.1:0", serverTLSConfig(t))

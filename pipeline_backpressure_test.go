@@ -16,6 +16,7 @@ import (
 
 	"github.com/gwist/gwist"
 	"github.com/gwist/gwist/engine"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // seqApp answers GET /n/:i with i, so a client can check that pipelined
@@ -190,11 +191,8 @@ func dialSmallWindow(t *testing.T, addr string) *net.TCPConn {
 func waitNoConns(t *testing.T, app *gwist.App, d time.Duration) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for app.Stats().Conns != 0 {
-		if time.Since(start) > d {
-			t.Fatalf("%d connections still open after %v", app.Stats().Conns, d)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Eventually(d, func() bool { return app.Stats().Conns == 0 }) {
+		t.Fatalf("%d connections still open after %v", app.Stats().Conns, d)
 	}
 	return time.Since(start)
 }

@@ -83,20 +83,18 @@ func startHelloProcess(t *testing.T, readyURL string, args ...string) *helloProc
 		<-p.done
 		p.done <- nil // for a later exited()
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(readyURL)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return p
-			}
+	var err error
+	if !testkit.Eventually(20*time.Second, func() bool {
+		var resp *http.Response
+		if resp, err = http.Get(readyURL); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready: %v\n%s", readyURL, err, p.out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}) {
+		t.Fatalf("%s not ready: %v\n%s", readyURL, err, p.out.String())
 	}
+	return p
 }
 
 // exited waits up to timeout for the process to exit and returns its

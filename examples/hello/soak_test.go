@@ -86,11 +86,10 @@ func TestHostileSoak(t *testing.T) {
 	rss.MarkEnd()
 	before := rss.Now().AnonBefore
 	allowed := max(before/5, 16*mb)
-	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if _, anon, err := hostile.ReadMem(p.cmd.Process.Pid); err != nil || anon-before <= allowed {
-			break
-		}
-	}
+	testkit.Eventually(time.Minute, func() bool {
+		_, anon, err := hostile.ReadMem(p.cmd.Process.Pid)
+		return err != nil || anon-before <= allowed
+	})
 	mem := rss.Stop()
 	t.Logf("live GET: %d, %d not 200 (%v), p50 %v, p99 %v, max %v", probe.Count, probe.Non200, probe.Statuses, probe.P50, probe.P99, probe.Max)
 	t.Logf("anonymous RSS MB: before %d, peak %d, at the end %d, then %d %v after the attack; VmRSS %d / %d / %d",
