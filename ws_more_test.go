@@ -178,20 +178,30 @@ func TestWebSocketHub(t *testing.T) {
 	// sooner); the others read everything.
 	_ = clients[1].Conn.(*net.TCPConn).SetReadBuffer(4096)
 	big := bytes.Repeat([]byte("b"), 16<<10)
+	const frame = 4 + 16<<10 // a 16 KiB message's frame: 2 bytes of header, 2 of length
 	var wg sync.WaitGroup
-	for _, c := range clients[2:] {
+	read := make([]atomic.Int64, len(clients)-2)
+	for i, c := range clients[2:] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			_ = c.Conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-			_, _ = io.Copy(io.Discard, c.BR)
+			_, _ = io.Copy(countingWriter{&read[i]}, c.BR)
 		}()
 	}
 	dropped := 0
 	rounds := 0
 	for ; rounds < 5000 && dropped == 0; rounds++ {
 		_, dropped = hub.Broadcast(websocket.OpBinary, big)
-		time.Sleep(4 * time.Millisecond)
+		// The readers keep up: the next broadcast once they have this one.
+		waitFor(t, 5*time.Second, "the readers to read the broadcast", func() bool {
+			for i := range read {
+				if read[i].Load() < int64(rounds+1)*frame {
+					return false
+				}
+			}
+			return true
+		})
 	}
 	if dropped != 1 {
 		t.Fatalf("dropped %d, want the one slow member (after %d broadcasts)", dropped, rounds)
@@ -437,4 +447,12 @@ func TestWebSocketResetWhileWriting(t *testing.T) {
 	close(stop)
 	<-done
 	waitFor(t, 5*time.Second, "no WebSocket left", func() bool { return app.Stats().WebSockets == 0 })
+}
+
+// countingWriter discards what it is given and counts it.
+type countingWriter struct{ n *atomic.Int64 }
+
+func (w countingWriter) Write(p []byte) (int, error) {
+	w.n.Add(int64(len(p)))
+	return len(p), nil
 }
