@@ -135,20 +135,15 @@ func TestAutoTLSCacheAndRenewal(t *testing.T) {
 	}
 
 	var renewed string
-	deadline := time.Now().Add(40 * time.Second)
-	for {
+	if !testkit.Eventually(40*time.Second, func() bool {
 		got, err := servedSerial(roots, tlsAddr, domain)
 		if err != nil {
 			t.Fatalf("new connection while renewing: %v", err)
 		}
-		if got != serial {
-			renewed = got
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no renewal within 40 s of issuance\n%s", pb.Output())
-		}
-		time.Sleep(250 * time.Millisecond)
+		renewed = got
+		return got != serial
+	}) {
+		t.Fatalf("no renewal within 40 s of issuance\n%s", pb.Output())
 	}
 	t.Logf("renewal seen by a new connection %v after issuance", time.Since(issued).Round(time.Millisecond))
 	again := getHello(t, kept, "https://"+domain+"/", "HTTP/1.1")
