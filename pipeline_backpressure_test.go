@@ -4,13 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -172,19 +170,7 @@ func TestPipeliningSpurtyReaderBigResponses(t *testing.T) {
 // of client-side autotuning.
 func dialSmallWindow(t *testing.T, addr string) *net.TCPConn {
 	t.Helper()
-	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		var serr error
-		err := rc.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
-		})
-		return errors.Join(err, serr)
-	}}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c.(*net.TCPConn)
+	return testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
 }
 
 // waitConns polls until the App has no open connection, or fails after d.
