@@ -84,7 +84,7 @@ func wsConfigDefaults() map[string][]int64 {
 // its default cell.
 type docRow struct {
 	section, def string
-	line           int
+	line         int
 }
 
 var (
