@@ -33,7 +33,7 @@ type CertManager interface {
 // renewed certificates are served to new connections as soon as m has them
 // (connections already open keep theirs). The CA must reach addr on port
 // 443 for TLS-ALPN-01; start StartACMEHTTP on port 80 too for HTTP-01 (and
-// a redirect from HTTP). See the README's "Automatic HTTPS".
+// a redirect from HTTP). See docs/https.md, "Automatic HTTPS".
 func (a *App) StartAutoTLS(addr string, m CertManager, opts ...ListenOption) (net.Addr, error) {
 	if m == nil {
 		return nil, errors.New("gwist: StartAutoTLS needs a CertManager")

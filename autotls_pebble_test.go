@@ -12,8 +12,8 @@ import (
 	"golang.org/x/crypto/acme"
 	"golang.org/x/crypto/acme/autocert"
 
-	"github.com/gwist/gwist/internal/haproxytest"
 	"github.com/gwist/gwist/internal/pebbletest"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // Automatic HTTPS against a real ACME server (pebble, installed with `go
@@ -44,7 +44,7 @@ func TestAutoTLSWithPebble(t *testing.T) {
 		for _, srv := range acmeServers {
 			t.Run(sc.name+"/"+srv.name, func(t *testing.T) {
 				domain := strings.ReplaceAll(sc.name, "-", "") + ".gwist.test"
-				tlsAddr, httpAddr, dead := haproxytest.FreeAddr(t), haproxytest.FreeAddr(t), haproxytest.FreeAddr(t)
+				tlsAddr, httpAddr, dead := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
 				opts := pebbletest.Options{TLSPort: pebbletest.Port(t, dead), HTTPPort: pebbletest.Port(t, dead)}
 				if sc.tlsALPN {
 					opts.TLSPort = pebbletest.Port(t, tlsAddr)
@@ -112,9 +112,9 @@ func TestAutoTLSCacheAndRenewal(t *testing.T) {
 		t.Skip("-short: runs pebble")
 	}
 	const domain = "renew.gwist.test"
-	tlsAddr := haproxytest.FreeAddr(t)
+	tlsAddr := testkit.FreeAddr(t)
 	pb := pebbletest.Start(t, pebbletest.Options{TLSPort: pebbletest.Port(t, tlsAddr),
-		HTTPPort: pebbletest.Port(t, haproxytest.FreeAddr(t)), Validity: 15 * time.Second})
+		HTTPPort: pebbletest.Port(t, testkit.FreeAddr(t)), Validity: 15 * time.Second})
 	cache := t.TempDir()
 	app := acmeServers[0].start(t, pb.Manager(domain, autocert.DirCache(cache)), tlsAddr, "")
 	roots := pb.Roots(t)
@@ -126,7 +126,7 @@ func TestAutoTLSCacheAndRenewal(t *testing.T) {
 
 	// Restart: another App, with a Manager whose CA cannot be reached,
 	// serves the cached certificate.
-	restarted := haproxytest.FreeAddr(t)
+	restarted := testkit.FreeAddr(t)
 	offline := &autocert.Manager{Prompt: autocert.AcceptTOS, HostPolicy: autocert.HostWhitelist(domain),
 		Cache: autocert.DirCache(cache), Client: &acme.Client{DirectoryURL: "https://127.0.0.1:1/dir"}}
 	acmeServers[0].start(t, offline, restarted, "")
@@ -135,20 +135,15 @@ func TestAutoTLSCacheAndRenewal(t *testing.T) {
 	}
 
 	var renewed string
-	deadline := time.Now().Add(40 * time.Second)
-	for {
+	if !testkit.Eventually(40*time.Second, func() bool {
 		got, err := servedSerial(roots, tlsAddr, domain)
 		if err != nil {
 			t.Fatalf("new connection while renewing: %v", err)
 		}
-		if got != serial {
-			renewed = got
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no renewal within 40 s of issuance\n%s", pb.Output())
-		}
-		time.Sleep(250 * time.Millisecond)
+		renewed = got
+		return got != serial
+	}) {
+		t.Fatalf("no renewal within 40 s of issuance\n%s", pb.Output())
 	}
 	t.Logf("renewal seen by a new connection %v after issuance", time.Since(issued).Round(time.Millisecond))
 	again := getHello(t, kept, "https://"+domain+"/", "HTTP/1.1")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // recorder is a slog.Handler that keeps every record.
@@ -69,10 +70,7 @@ func TestClientGoneErrorsAreCountedNotFlooded(t *testing.T) {
 	for _, r := range conns {
 		r.c.Close()
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for app.Stats().ClientGoneErrors < n && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(5*time.Second, func() bool { return app.Stats().ClientGoneErrors >= n })
 	if errs := rec.lines(slog.LevelError, ""); len(errs) != 0 {
 		t.Fatalf("%d ERROR lines for clients that left, first: %q", len(errs), errs[0].Message)
 	}

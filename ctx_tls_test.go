@@ -50,9 +50,10 @@ func tlsStateApp() *gwist.App {
 }
 
 // c.TLS() and a wrapped handler's r.TLS give the connection's state, with
-// the client certificate, on every request of a keep-alive connection,
-// also after the connection idled long enough for its TLS buffers to be
-// trimmed.
+// the client certificate, on every request of a keep-alive connection.
+// (That the state is the same after the connection idled on the sweep and
+// its TLS buffers were trimmed is engine.TestIdleTLSTrimKeepsState, on the
+// engine's clock.)
 func TestCtxTLSState(t *testing.T) {
 	p := getPKI(t)
 	cfg := serverTLSConfig(t)
@@ -66,9 +67,6 @@ func TestCtxTLSState(t *testing.T) {
 		t.Cleanup(tr.CloseIdleConnections)
 		client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
 		for i, path := range []string{"/state", "/wrapped", "/state", "/wrapped"} {
-			if i == 2 {
-				time.Sleep(700 * time.Millisecond) // idle past a sweep: buffers trimmed
-			}
 			reused := false
 			req, _ := http.NewRequest("GET", "https://"+addr+path, nil)
 			req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{

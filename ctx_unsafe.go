@@ -13,10 +13,10 @@ import (
 // the next request on the connection is parsed into the same memory, so a
 // value kept longer (stored in a map, sent to a goroutine, logged by an
 // asynchronous slog handler) silently reads other bytes later. Each saves
-// one copy (one allocation and a few ns per value; see README for the
-// numbers). Use the safe accessors (Path, Param, Query, Header, Body,
-// Request) unless a profile says otherwise, and convert with
-// strings.Clone what must outlive the request.
+// one copy (one allocation and a few ns per value; measured in
+// benchmarks/RESULTS.md). Use the safe accessors (Path, Param, Query,
+// Header, Body, Request) unless a profile says otherwise, and convert
+// with strings.Clone what must outlive the request.
 
 // UnsafePath is Path without the copy: valid until the handler returns.
 func (c *Ctx) UnsafePath() string { return c.ex.Request.Path }

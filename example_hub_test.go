@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"time"
 
 	"github.com/gwist/gwist"
 )
@@ -16,6 +15,7 @@ import (
 // goroutine for its request.)
 func ExampleNewSSEHub() {
 	hub := gwist.NewSSEHub()
+	joined := make(chan struct{}, 1) // for this example: publish once the feed is in
 	app := gwist.New()
 	app.GET("/events", func(c *gwist.Ctx) error {
 		f, err := c.SSEFeed()
@@ -23,6 +23,7 @@ func ExampleNewSSEHub() {
 			return err
 		}
 		hub.Add(f)
+		joined <- struct{}{}
 		return nil
 	})
 	srv := httptest.NewServer(app)
@@ -34,9 +35,7 @@ func ExampleNewSSEHub() {
 		return
 	}
 	defer resp.Body.Close()
-	for hub.Len() == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	<-joined
 	sent, dropped, _ := hub.Publish(gwist.SSEEvent{ID: "1", Event: "change", Data: `{"op":"created"}`})
 	fmt.Println("sent", sent, "dropped", dropped)
 	br := bufio.NewReader(resp.Body)

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/gwist/gwist"
 	"github.com/gwist/gwist/websocket"
@@ -17,6 +16,7 @@ import (
 // waits for a connection's next message; OnMessage runs on the worker pool
 // when one arrives.
 func ExampleWebSocket() {
+	closed := make(chan struct{})
 	app := gwist.New()
 	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{
 		OnMessage: func(ws *gwist.WSConn, op gwist.Opcode, data []byte) {
@@ -24,6 +24,7 @@ func ExampleWebSocket() {
 		},
 		OnClose: func(ws *gwist.WSConn, code gwist.CloseCode, reason string) {
 			fmt.Println("closed:", code, reason)
+			close(closed)
 		},
 	}))
 	addr, _ := app.Start("127.0.0.1:0")
@@ -50,7 +51,7 @@ func ExampleWebSocket() {
 		r.Feed(buf[:n])
 	}
 	conn.Write(websocket.AppendMaskedFrame(nil, websocket.OpClose, true, websocket.ClosePayload(nil, 1000, "bye"), mask))
-	time.Sleep(100 * time.Millisecond)
+	<-closed // OnClose ran
 	// Output:
 	// 101 Switching Protocols
 	// text "hello"

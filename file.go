@@ -38,7 +38,7 @@ func WithMaxInlineFileBytes(n int64) Option {
 // as given (relative to the working directory, symbolic links followed):
 // do not build it from request input, use Static or FileFS with a root for
 // that. It answers conditional and range requests like the Static
-// handlers (see the README's "Static files"); a directory or a missing
+// handlers (see docs/static-files.md); a directory or a missing
 // file is a 404, an unreadable one a 403.
 func (c *Ctx) File(path string) error {
 	info, err := os.Stat(path)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // h2App serves the routes the HTTP/2 tests use.
@@ -50,18 +51,10 @@ func h2App(opts ...gwist.Option) *gwist.App {
 }
 
 func h2TLSClient(t *testing.T) *http.Client {
-	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: getPKI(t).pool, ServerName: "localhost"}, ForceAttemptHTTP2: true}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 20 * time.Second}
+	return testkit.Client(t, testkit.H2(&tls.Config{RootCAs: getPKI(t).pool, ServerName: "localhost"}))
 }
 
-func h2cClient(t *testing.T) *http.Client {
-	p := new(http.Protocols)
-	p.SetUnencryptedHTTP2(true)
-	tr := &http.Transport{Protocols: p}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 20 * time.Second}
-}
+func h2cClient(t *testing.T) *http.Client { return testkit.Client(t, testkit.H2C()) }
 
 // h2Endpoint is an App served over HTTP/2 and a client for it.
 type h2Endpoint struct {
@@ -233,7 +226,8 @@ func TestHTTP2ShutdownFinishesStreams(t *testing.T) {
 	started := make(chan struct{})
 	app.GET("/slow", func(c *gwist.Ctx) error {
 		close(started)
-		time.Sleep(300 * time.Millisecond)
+		// Still in flight when Shutdown's drain sends the GOAWAY.
+		testkit.Eventually(5*time.Second, func() bool { return app.Stats().HTTP2.GoAwaySent["NO_ERROR"] > 0 })
 		return c.String(200, "done")
 	})
 	addr, err := app.StartTLS("127.0.0.1:0", serverTLSConfig(t))

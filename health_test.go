@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // healthApp serves /livez, /readyz and /slow (which waits for release).
@@ -125,7 +126,8 @@ func TestShutdownSendsGoAwayAndFinishesStreams(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			app := h2App()
 			app.GET("/hold", func(c *gwist.Ctx) error {
-				time.Sleep(300 * time.Millisecond)
+				// Still in flight when the drain sends the GOAWAY.
+				testkit.Eventually(5*time.Second, func() bool { return app.Stats().HTTP2.GoAwaySent["NO_ERROR"] > 0 })
 				return c.String(200, "held")
 			})
 			c, base := h2cClient(t), ""

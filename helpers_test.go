@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -34,12 +35,7 @@ var testChildren = map[string]func() int{}
 // the shutdown succeeded) when the test ends. It returns "127.0.0.1:PORT".
 func startApp(t *testing.T, app *gwist.App) string {
 	t.Helper()
-	addr, err := app.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() { shutdownApp(t, app) })
-	return addr.String()
+	return testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0") }, app.Shutdown)
 }
 
 func shutdownApp(t *testing.T, app *gwist.App) {
@@ -53,13 +49,7 @@ func shutdownApp(t *testing.T, app *gwist.App) {
 // newClient returns an HTTP client whose idle connections are closed when
 // the test ends, so no client goroutine outlives it.
 func newClient(t *testing.T) *http.Client {
-	tr := &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{
-		Transport:     tr,
-		Timeout:       10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	return testkit.Client(t, &http.Transport{MaxIdleConnsPerHost: 16})
 }
 
 func get(t *testing.T, c *http.Client, url string) (*http.Response, string) {
@@ -102,11 +92,7 @@ type rawConn struct {
 
 func dialRaw(t *testing.T, addr string) *rawConn {
 	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
+	c := testkit.Dial(t, addr)
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	return &rawConn{t: t, c: c, br: bufio.NewReader(c)}
 }
@@ -150,15 +136,9 @@ func (r *rawConn) expectClosed() {
 // discardLogger keeps expected panics and errors out of the test output.
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// waitFor polls cond every 10 ms until it holds, failing the test with what
-// after timeout.
+// waitFor waits until cond holds, failing the test with what after
+// timeout (testkit.WaitFor).
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, timeout, what, cond)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // tickInterval is engine/config.go's timer sweep period: the engine's
@@ -176,10 +177,7 @@ func TestListenReturnsErrServerClosed(t *testing.T) {
 	app := gwist.New()
 	errc := make(chan error, 1)
 	go func() { errc <- app.Listen("127.0.0.1:0") }()
-	deadline := time.Now().Add(5 * time.Second)
-	for len(app.Addrs()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testkit.Eventually(5*time.Second, func() bool { return len(app.Addrs()) > 0 })
 	if err := app.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ type listenConfig struct{ engine *engine.Config }
 // second server on the same address fails with "address already in use",
 // as net/http does, instead of silently splitting the traffic. Both
 // processes must set it, and on Linux both must run as the same user.
-// See the README's zero-downtime restart recipe.
+// See docs/operations.md, "Zero-downtime restart".
 func ReusePort() ListenOption {
 	return func(c *listenConfig) { c.engine.ReusePort = true }
 }

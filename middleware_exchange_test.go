@@ -164,7 +164,9 @@ func TestSetGetAndSetContext(t *testing.T) {
 	inline.Use(mw)
 	app.GET("/who", who)
 	inline.GET("/who", who)
+	waiting := make(chan struct{})
 	app.GET("/wait", func(c *gwist.Ctx) error {
+		close(waiting)
 		select {
 		case <-c.Context().Done():
 			cancelled <- c.Context().Err()
@@ -187,7 +189,7 @@ func TestSetGetAndSetContext(t *testing.T) {
 	}
 	rc := dialRaw(t, addr)
 	rc.send("GET /wait HTTP/1.1\r\nHost: x\r\n\r\n")
-	time.Sleep(100 * time.Millisecond)
+	<-waiting // the handler runs: the client leaves during it
 	rc.c.Close()
 	if err := <-cancelled; !errors.Is(err, context.Canceled) {
 		t.Fatalf("handler's context after the client left: %v", err)

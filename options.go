@@ -46,9 +46,11 @@ func WithWorkers(n int) Option {
 }
 
 // WithMaxConns caps the connections open at once over all of the App's
-// listeners. A connection accepted beyond it is closed at once with a reset
-// (the client sees "connection reset"), while the open ones are served as
-// usual. The default is derived from the process's descriptor limit
+// listeners. A connection accepted beyond it is not served: a plaintext
+// one whose request line arrives within a second is answered 503 with
+// Retry-After and closed (a few at once), any other is closed at once with
+// a reset (the client sees "connection reset"); the open ones are served
+// as usual. The default is derived from the process's descriptor limit
 // (RLIMIT_NOFILE less an eighth, keeping at least 64 descriptors free), so
 // that accept rarely meets EMFILE; when it does anyway (files or outbound
 // connections of the application's own), the listener survives it.

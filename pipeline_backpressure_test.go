@@ -4,18 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gwist/gwist"
 	"github.com/gwist/gwist/engine"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // seqApp answers GET /n/:i with i, so a client can check that pipelined
@@ -171,30 +170,15 @@ func TestPipeliningSpurtyReaderBigResponses(t *testing.T) {
 // of client-side autotuning.
 func dialSmallWindow(t *testing.T, addr string) *net.TCPConn {
 	t.Helper()
-	d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-		var serr error
-		err := rc.Control(func(fd uintptr) {
-			serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 64<<10)
-		})
-		return errors.Join(err, serr)
-	}}
-	c, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c.(*net.TCPConn)
+	return testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
 }
 
 // waitConns polls until the App has no open connection, or fails after d.
 func waitNoConns(t *testing.T, app *gwist.App, d time.Duration) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for app.Stats().Conns != 0 {
-		if time.Since(start) > d {
-			t.Fatalf("%d connections still open after %v", app.Stats().Conns, d)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Eventually(d, func() bool { return app.Stats().Conns == 0 }) {
+		t.Fatalf("%d connections still open after %v", app.Stats().Conns, d)
 	}
 	return time.Since(start)
 }

@@ -30,11 +30,13 @@ import (
 // would close the connection) panics with http.ErrAbortHandler, net/http's
 // way to abort a response, unless the client has already gone.
 //
-// Not available here: Ctx.SSEFeed (it returns ErrFeedNeedsLoop: a feed
-// outlives its handler, which a ResponseWriter cannot; use Ctx.SSE), the
-// engine's timeouts, connection limits and worker pool (net/http's server
-// runs the handler on its own goroutine), and sendfile (files are copied
-// through w).
+// Ctx.SSEFeed works when w can flush: once the handlers have returned,
+// ServeHTTP writes the feed on net/http's goroutine until it ends (without
+// Flush it returns ErrFeedNeedsLoop). A WebSocket route takes the
+// connection over when w can Hijack it (HTTP/1.x), else it answers 501.
+// Not available here: the engine's timeouts, connection limits and worker
+// pool (net/http's server runs the handler on its own goroutine), and
+// sendfile (files are copied through w).
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := a.optionsErr(); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)

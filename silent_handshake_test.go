@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // holdSilent opens n connections that each send a whole ClientHello, wait
@@ -93,10 +94,7 @@ func TestSilentClientHellosDoNotStarveLiveClients(t *testing.T) {
 	// Parked goroutines stay within MaxParked (16 × MaxHandshakes), plus
 	// the computing ones; evicted ones exit promptly.
 	bound := maxHS + 16*maxHS
-	deadline := time.Now().Add(5 * time.Second)
-	for app.Stats().TLS.InFlight > bound && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(5*time.Second, func() bool { return app.Stats().TLS.InFlight <= bound })
 	st := app.Stats().TLS
 	if st.InFlight > bound {
 		t.Fatalf("%d handshake goroutines alive, bound %d", st.InFlight, bound)

@@ -34,7 +34,7 @@ func StaticDotfiles(allow bool) StaticOption { return func(c *staticConfig) { c.
 // App's life: a request cannot reach outside it, through "..", encoded
 // dots or slashes, backslashes, NUL bytes, absolute paths or symbolic
 // links pointing out of it (links inside it are followed). It panics when
-// dir cannot be opened. See the README's "Static files" for conditional
+// dir cannot be opened. See docs/static-files.md for conditional
 // requests, ranges, Content-Type, directories and dotfiles.
 func (g *Group) Static(prefix, dir string, opts ...StaticOption) {
 	root, err := os.OpenRoot(dir)

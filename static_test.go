@@ -365,3 +365,37 @@ func TestStaticDotfilesAllowed(t *testing.T) {
 		t.Errorf("escape: %d", resp.StatusCode)
 	}
 }
+
+// On an inline App (no streaming), files up to WithMaxInlineFileBytes are
+// sent buffered, ranges of larger ones too; a larger body is a 500.
+func TestStaticInline(t *testing.T) {
+	root := staticTree(t)
+	data := bigFile(t, root, "big.bin", 2<<20)
+	base := staticApp(t, root, gwist.WithInline(true))
+	c := newClient(t)
+	if resp, body := doReq(t, c, "GET", base+"/static/hello.txt"); resp.StatusCode != 200 || body != helloText {
+		t.Errorf("small: %d %q", resp.StatusCode, body)
+	}
+	if resp, body := doReq(t, c, "HEAD", base+"/static/hello.txt"); resp.StatusCode != 200 || body != "" ||
+		resp.ContentLength != int64(len(helloText)) {
+		t.Errorf("HEAD small: %d %d", resp.StatusCode, resp.ContentLength)
+	}
+	if resp, body := doReq(t, c, "GET", base+"/static/big.bin", "Range", "bytes=1000-1999"); resp.StatusCode != 206 ||
+		body != string(data[1000:2000]) {
+		t.Errorf("range of a large file: %d", resp.StatusCode)
+	}
+	for _, m := range []string{"GET", "HEAD"} {
+		resp, _ := doReq(t, c, m, base+"/static/big.bin")
+		if resp.StatusCode != 500 || resp.Header.Get("ETag") != "" {
+			t.Errorf("%s large file inline: %d %v", m, resp.StatusCode, resp.Header)
+		}
+	}
+	small := staticApp(t, root, gwist.WithInline(true), gwist.WithMaxInlineFileBytes(4))
+	if resp, _ := doReq(t, c, "GET", small+"/static/hello.txt"); resp.StatusCode != 500 {
+		t.Errorf("over a 4-byte limit: %d", resp.StatusCode)
+	}
+	big := staticApp(t, root, gwist.WithInline(true), gwist.WithMaxInlineFileBytes(4<<20))
+	if resp, body := doReq(t, c, "GET", big+"/static/big.bin"); resp.StatusCode != 200 || body != string(data) {
+		t.Errorf("under a 4 MiB limit: %d", resp.StatusCode)
+	}
+}

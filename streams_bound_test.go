@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // A streamed response leaves the worker pool's bound once its head is sent:
@@ -53,11 +54,7 @@ func TestStreamsLeaveWorkerBound(t *testing.T) {
 	for _, c := range conns {
 		c.c.Close()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for app.Stats().Streams != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("Stats().Streams = %d after every listener left", app.Stats().Streams)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Eventually(10*time.Second, func() bool { return app.Stats().Streams == 0 }) {
+		t.Fatalf("Stats().Streams = %d after every listener left", app.Stats().Streams)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 func helloApp(opts ...gwist.Option) *gwist.App {
@@ -21,26 +22,19 @@ func helloApp(opts ...gwist.Option) *gwist.App {
 }
 
 func serverTLSConfig(t *testing.T) *tls.Config {
-	return &tls.Config{Certificates: []tls.Certificate{getPKI(t).serverA}}
+	return testkit.ServerConfig(getPKI(t).serverA)
 }
 
 func startTLS(t *testing.T, app *gwist.App, cfg *tls.Config) string {
 	t.Helper()
-	addr, err := app.StartTLS("127.0.0.1:0", cfg)
-	if err != nil {
-		t.Fatalf("StartTLS: %v", err)
-	}
-	t.Cleanup(func() { shutdownApp(t, app) })
-	return addr.String()
+	return testkit.Serve(t, func() (net.Addr, error) { return app.StartTLS("127.0.0.1:0", cfg) }, app.Shutdown)
 }
 
 func httpsClient(t *testing.T, cfg *tls.Config) *http.Client {
 	if cfg.RootCAs == nil {
 		cfg.RootCAs = getPKI(t).pool
 	}
-	tr := &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	return testkit.Client(t, &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true})
 }
 
 func TestHTTPSVersionsAndResumption(t *testing.T) {
@@ -263,12 +257,8 @@ func drainClosed(t *testing.T, c net.Conn) {
 
 func waitConns(t *testing.T, app *gwist.App, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for app.Stats().Conns != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d connections open, want %d", app.Stats().Conns, n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testkit.Eventually(5*time.Second, func() bool { return app.Stats().Conns == n }) {
+		t.Fatalf("%d connections open, want %d", app.Stats().Conns, n)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // wsBrowserPage opens a WebSocket to the page's own host, sends a text and
@@ -102,10 +103,7 @@ func TestWebSocketChromium(t *testing.T) {
 // 20 s).
 func holdUntilClosed(rec *echoRecorder) gwist.HandlerFunc {
 	return func(c *gwist.Ctx) error {
-		deadline := time.Now().Add(20 * time.Second)
-		for len(rec.closed()) == 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		testkit.Eventually(20*time.Second, func() bool { return len(rec.closed()) > 0 })
 		return c.Bytes(200, "image/gif", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"))
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gwist/gwist/internal/testkit"
 	"golang.org/x/sys/unix"
 )
 
@@ -107,13 +108,9 @@ func TestReadPauseInEffect(t *testing.T) {
 		}
 		return r
 	}
-	deadline := time.Now().Add(5 * time.Second)
 	var r seen
-	for r = look(); !r.readOff; r = look() {
-		if time.Now().After(deadline) {
-			t.Fatalf("connection never paused reading: %+v", r)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Eventually(5*time.Second, func() bool { r = look(); return r.readOff }) {
+		t.Fatalf("connection never paused reading: %+v", r)
 	}
 	if !r.found || r.ev&unix.EPOLLIN != 0 {
 		t.Fatalf("paused, but the epoll registration is %#x (found %v): EPOLLIN still in it", r.ev, r.found)

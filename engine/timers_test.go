@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gwist/gwist/http1"
 	"github.com/gwist/gwist/websocket"
 )
 
@@ -187,4 +188,59 @@ func TestDrainClosesIdleConnections(t *testing.T) {
 	if !idle.closed() {
 		t.Fatal("an idle connection survived the drain's grace")
 	}
+}
+
+// A streamed body's BodyReadTimeout runs while the handler waits in Read
+// for bytes that do not come (Read fails, 408, close), but not while the
+// handler is the one not reading: the pipe is full and the client held
+// back by the server, for three times the timeout here.
+func TestStreamedBodyReadTimeout(t *testing.T) {
+	streamAll := func(*http1.Request) (int64, bool) { return 0, true }
+	t.Run("the client stalls", func(t *testing.T) {
+		h := newHarness(t, Config{StreamBody: streamAll}, upload)
+		p := h.dial()
+		p.send("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n" + strings.Repeat("x", 10))
+		h.runUntil("the handler to wait in Read", func() bool { return h.srv.PipeStats().PeakBodyBuffered > 0 })
+		h.advance(DefaultBodyReadTimeout - time.Second)
+		if got := p.read(); got != "" || p.closed() {
+			t.Fatalf("before the timeout: %q, closed %v", got, p.closed())
+		}
+		h.advance(time.Second)
+		var got string
+		h.runUntil("the 408", func() bool { got += p.read(); return strings.Contains(got, "\r\n\r\n") })
+		if !strings.HasPrefix(got, "HTTP/1.1 408 ") {
+			t.Fatalf("at the timeout: %q", got)
+		}
+		h.advance(lingerTimeout)
+		if !p.closed() {
+			t.Fatal("not closed after the 408")
+		}
+		if n := h.srv.PipeStats().BodyReadTimeouts; n != 1 {
+			t.Fatalf("BodyReadTimeouts = %d", n)
+		}
+	})
+	t.Run("the handler does not read", func(t *testing.T) {
+		release := make(chan struct{})
+		h := newHarness(t, Config{StreamBody: streamAll, MaxBodyBuffered: 4 << 10}, func(ex *Exchange) {
+			<-release
+			upload(ex)
+		})
+		p := h.dial()
+		body := strings.Repeat("0123456789", 3000) // 30,000 bytes, far past the pipe
+		p.send("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 30000\r\n\r\n" + body[:10000])
+		h.advance(3 * DefaultBodyReadTimeout)
+		if got, n := p.read(), h.srv.PipeStats().BodyReadTimeouts; got != "" || p.closed() || n != 0 {
+			t.Fatalf("while the handler did not read: %q, closed %v, %d body read timeouts", got, p.closed(), n)
+		}
+		close(release)
+		p.send(body[10000:])
+		var got string
+		h.runUntil("the response", func() bool { got += p.read(); return strings.HasSuffix(got, "09") })
+		if !strings.HasPrefix(got, "HTTP/1.1 200 ") {
+			t.Fatalf("a handler that reads late: %q", got)
+		}
+		if n := h.srv.PipeStats().BodyReadTimeouts; n != 0 {
+			t.Fatalf("BodyReadTimeouts = %d", n)
+		}
+	})
 }

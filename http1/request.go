@@ -27,9 +27,11 @@ type Request struct {
 	Path string
 	// RawQuery is what follows the first '?', without it; "" if none.
 	RawQuery string
-	// ProtoMajor is always 1.
+	// ProtoMajor and ProtoMinor are the request's HTTP version: 1 and 0
+	// or 1 from this package's parser; 2 and 0 for a request that came
+	// over HTTP/2 (h2, h2c, or the request of an h2c upgrade), which
+	// http2.Request.FillHTTP1 puts in this same type.
 	ProtoMajor int
-	// ProtoMinor is 0 or 1.
 	ProtoMinor int
 	// Host is the Host header value; for an absolute-form target the URI's
 	// authority (RFC 9112 section 3.2.2).

@@ -11,7 +11,7 @@ func desc(name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc("gwist_"+name, help, labels, nil)
 }
 
-// The metrics, in the order of the README's table.
+// The metrics, in the order of the table in docs/operations.md.
 var (
 	dRequests = desc("http_requests_total", "Requests answered by the App, by route pattern, method, status class and protocol.",
 		"route", "method", "status", "protocol", "tls")

@@ -1,17 +1,11 @@
 package metrics_test
 
 import (
-	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"net/http"
 	"sort"
@@ -26,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -41,24 +36,12 @@ func quietApp(opts ...gwist.Option) *gwist.App {
 // shuts it down when the test ends; it returns "127.0.0.1:PORT".
 func start(t *testing.T, app *gwist.App, cfg *tls.Config) string {
 	t.Helper()
-	var addr net.Addr
-	var err error
-	if cfg != nil {
-		addr, err = app.StartTLS("127.0.0.1:0", cfg)
-	} else {
-		addr, err = app.Start("127.0.0.1:0")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := app.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
+	return testkit.Serve(t, func() (net.Addr, error) {
+		if cfg != nil {
+			return app.StartTLS("127.0.0.1:0", cfg)
 		}
-	})
-	return addr.String()
+		return app.Start("127.0.0.1:0")
+	}, app.Shutdown)
 }
 
 var (
@@ -68,34 +51,14 @@ var (
 )
 
 // testCert is a self-signed ECDSA certificate for localhost and 127.0.0.1.
-func testCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
-	certOnce.Do(func() {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			panic(err)
-		}
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "localhost"},
-			DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-			NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-			KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-			IsCA: true, BasicConstraintsValid: true,
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-		if err != nil {
-			panic(err)
-		}
-		leaf, _ := x509.ParseCertificate(der)
-		cert = tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
-		certPool = x509.NewCertPool()
-		certPool.AddCert(leaf)
-	})
+func testCert(*testing.T) (tls.Certificate, *x509.CertPool) {
+	certOnce.Do(func() { cert, certPool = testkit.SelfSigned("localhost", "127.0.0.1") })
 	return cert, certPool
 }
 
 func serverTLS(t *testing.T) *tls.Config {
 	c, _ := testCert(t)
-	return &tls.Config{Certificates: []tls.Certificate{c}}
+	return testkit.ServerConfig(c)
 }
 
 func clientTLS(t *testing.T, protos ...string) *tls.Config {
@@ -104,28 +67,15 @@ func clientTLS(t *testing.T, protos ...string) *tls.Config {
 }
 
 // clients: plain HTTP/1.1, HTTP/1.1 over TLS, h2 over TLS, h2c.
-func h1Client(t *testing.T) *http.Client { return client(t, &http.Transport{}) }
+func h1Client(t *testing.T) *http.Client { return testkit.Client(t, testkit.H1(nil)) }
 
 func h1TLSClient(t *testing.T) *http.Client {
-	return client(t, &http.Transport{TLSClientConfig: clientTLS(t, "http/1.1")})
+	return testkit.Client(t, testkit.H1(clientTLS(t, "http/1.1")))
 }
 
-func h2Client(t *testing.T) *http.Client {
-	return client(t, &http.Transport{TLSClientConfig: clientTLS(t, "h2"), ForceAttemptHTTP2: true})
-}
+func h2Client(t *testing.T) *http.Client { return testkit.Client(t, testkit.H2(clientTLS(t, "h2"))) }
 
-func h2cClient(t *testing.T) *http.Client {
-	p := new(http.Protocols)
-	p.SetUnencryptedHTTP2(true)
-	return client(t, &http.Transport{Protocols: p})
-}
-
-func client(t *testing.T, tr *http.Transport) *http.Client {
-	tr.DisableCompression = true
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 20 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-}
+func h2cClient(t *testing.T) *http.Client { return testkit.Client(t, testkit.H2C()) }
 
 // do sends a request and returns its status, failing the test on error.
 func do(t *testing.T, c *http.Client, method, url, body string) int {
@@ -238,14 +188,8 @@ func (f families) series(name string) string {
 	return strings.Join(out, " ")
 }
 
-// waitFor polls cond every 10 ms until it holds or timeout passes.
+// waitFor waits until cond holds or timeout passes (testkit.WaitFor).
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.WaitFor(t, timeout, what, cond)
 }

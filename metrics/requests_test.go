@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 	"github.com/gwist/gwist/metrics"
 )
 
@@ -191,7 +192,7 @@ func TestResumedHandshakeAndServeHTTP(t *testing.T) {
 	cfg := clientTLS(t, "http/1.1")
 	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
 	for range 2 {
-		c := client(t, &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true})
+		c := testkit.Client(t, &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true})
 		do(t, c, "GET", "https://"+secure+"/users/1", "")
 	}
 	srv := httptest.NewServer(app)

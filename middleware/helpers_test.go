@@ -2,17 +2,17 @@ package middleware_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -24,28 +24,12 @@ func TestMain(m *testing.M) {
 // ends, and returns its base URL.
 func startApp(t *testing.T, app *gwist.App) string {
 	t.Helper()
-	addr, err := app.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("Start: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := app.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-	})
-	return "http://" + addr.String()
+	return "http://" + testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0") }, app.Shutdown)
 }
 
 // newClient is an HTTP client that does not follow redirects nor
 // decompress, closed when the test ends.
-func newClient(t *testing.T) *http.Client {
-	tr := &http.Transport{DisableCompression: true}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 10 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-}
+func newClient(t *testing.T) *http.Client { return testkit.Client(t, &http.Transport{}) }
 
 // do sends a request and returns the response with its body read.
 func do(t *testing.T, c *http.Client, method, url string, hdr map[string]string, body string) (*http.Response, []byte) {

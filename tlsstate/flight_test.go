@@ -2,7 +2,6 @@ package tlsstate
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/asn1"
@@ -11,14 +10,15 @@ import (
 	"time"
 
 	"crypto/x509/pkix"
+
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // A client flight larger than MaxBuffered (a 60 KB client certificate)
 // needs the loop to feed in steps while the goroutine reads: notify must
 // tell the loop when room was made, or the handshake stalls.
 func TestClientFlightLargerThanBuffer(t *testing.T) {
-	key := mustKey()
-	tmpl := &x509.Certificate{
+	clientCert, _ := testkit.SelfSign(&x509.Certificate{
 		SerialNumber: big.NewInt(9),
 		Subject:      pkix.Name{CommonName: "big-client"},
 		NotBefore:    time.Now().Add(-time.Hour),
@@ -27,11 +27,8 @@ func TestClientFlightLargerThanBuffer(t *testing.T) {
 			Id:    asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 55555, 1},
 			Value: bytes.Repeat([]byte{0x42}, 60000),
 		}},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
+	der := clientCert.Certificate[0]
 	if len(der) <= MaxBuffered {
 		t.Fatalf("certificate only %d bytes", len(der))
 	}
@@ -39,7 +36,7 @@ func TestClientFlightLargerThanBuffer(t *testing.T) {
 	scfg.ClientAuth = tls.RequireAnyClientCert
 	e := newEnv(t, Config{TLS: scfg, HandshakeTimeout: 5 * time.Second})
 	cc := clientTLS(t)
-	cc.Certificates = []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}
+	cc.Certificates = []tls.Certificate{clientCert}
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		cc.MaxVersion = v
 		cli, l, err := e.dial(cc)

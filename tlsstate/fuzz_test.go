@@ -3,6 +3,8 @@ package tlsstate
 import (
 	"testing"
 	"time"
+
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // FuzzFeed feeds arbitrary ciphertext, cut into arbitrary pieces, to a
@@ -46,12 +48,8 @@ func FuzzFeed(f *testing.F) {
 			}
 		}
 		c.Release()
-		deadline := time.Now().Add(5 * time.Second)
-		for s.Stats().InFlight != 0 {
-			if time.Now().After(deadline) {
-				t.Fatal("handshake goroutine still running after Release")
-			}
-			time.Sleep(100 * time.Microsecond)
+		if !testkit.Eventually(5*time.Second, func() bool { return s.Stats().InFlight == 0 }) {
+			t.Fatal("handshake goroutine still running after Release")
 		}
 	})
 }

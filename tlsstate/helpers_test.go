@@ -1,19 +1,16 @@
 package tlsstate
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
 	"io"
-	"math/big"
 	"net"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // ---- certificates, generated in-process ----
@@ -29,56 +26,17 @@ var (
 	pki     testPKI
 )
 
-func getPKI(t testing.TB) *testPKI {
-	t.Helper()
+func getPKI(testing.TB) *testPKI {
 	pkiOnce.Do(func() {
-		caKey := mustKey()
-		caTmpl := &x509.Certificate{
-			SerialNumber:          big.NewInt(1),
-			Subject:               pkix.Name{CommonName: "gwist test CA"},
-			NotBefore:             time.Now().Add(-time.Hour),
-			NotAfter:              time.Now().Add(24 * time.Hour),
-			IsCA:                  true,
-			BasicConstraintsValid: true,
-			KeyUsage:              x509.KeyUsageCertSign,
+		ca := testkit.NewCA("gwist test CA")
+		pki = testPKI{
+			pool:   ca.Pool,
+			a:      ca.Server("a.example", "a.example"),
+			b:      ca.Server("b.example", "b.example"),
+			client: ca.Client("client-1"),
 		}
-		caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-		if err != nil {
-			panic(err)
-		}
-		ca, _ := x509.ParseCertificate(caDER)
-		pki.pool = x509.NewCertPool()
-		pki.pool.AddCert(ca)
-		leaf := func(serial int64, cn string, dns []string, usage x509.ExtKeyUsage) tls.Certificate {
-			key := mustKey()
-			tmpl := &x509.Certificate{
-				SerialNumber: big.NewInt(serial),
-				Subject:      pkix.Name{CommonName: cn},
-				DNSNames:     dns,
-				NotBefore:    time.Now().Add(-time.Hour),
-				NotAfter:     time.Now().Add(24 * time.Hour),
-				KeyUsage:     x509.KeyUsageDigitalSignature,
-				ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-			}
-			der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-			if err != nil {
-				panic(err)
-			}
-			return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-		}
-		pki.a = leaf(2, "a.example", []string{"a.example"}, x509.ExtKeyUsageServerAuth)
-		pki.b = leaf(3, "b.example", []string{"b.example"}, x509.ExtKeyUsageServerAuth)
-		pki.client = leaf(4, "client-1", nil, x509.ExtKeyUsageClientAuth)
 	})
 	return &pki
-}
-
-func mustKey() *ecdsa.PrivateKey {
-	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	return k
 }
 
 // serverTLS is a server config with the a.example certificate.
@@ -394,16 +352,10 @@ func captureHello(t testing.TB, cfg *tls.Config) []byte {
 	return buf
 }
 
-// waitFor polls cond for up to 5 s.
+// waitFor waits up to 5 s for cond (testkit.WaitFor).
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.WaitFor(t, 5*time.Second, what, cond)
 }
 
 // reasonOf returns the Reason in err, or ReasonNone.
@@ -420,6 +372,7 @@ func reasonOf(err error) Reason {
 // memConn is the client's side of an in-memory link: its writes collect in
 // toServer for the test to take; its reads wait for bytes the test gives.
 type memConn struct {
+	onWrite  func() // called after each write (set before the client runs)
 	mu       sync.Mutex
 	cond     *sync.Cond
 	toServer []byte
@@ -454,6 +407,9 @@ func (m *memConn) Write(p []byte) (int, error) {
 		return 0, net.ErrClosed
 	}
 	m.toServer = append(m.toServer, p...)
+	if m.onWrite != nil {
+		m.onWrite()
+	}
 	return len(p), nil
 }
 
@@ -492,21 +448,28 @@ func (m *memConn) SetReadDeadline(time.Time) error  { return nil }
 func (m *memConn) SetWriteDeadline(time.Time) error { return nil }
 
 // handshakeByHand runs a real crypto/tls client against a fresh Conn of s
-// over memory, pumping by polling, and returns both once established.
+// over memory, pumping whenever the client writes or the Conn notifies,
+// and returns both once established.
 func handshakeByHand(t testing.TB, s *Server, cfg *tls.Config) (*tls.Conn, *Conn, *memConn) {
 	t.Helper()
 	m := newMemConn()
 	cli := tls.Client(m, cfg)
-	c := s.NewConn(nil)
+	progress := make(chan struct{}, 1)
+	wake := func() {
+		select {
+		case progress <- struct{}{}:
+		default:
+		}
+	}
+	m.onWrite = wake
+	c := s.NewConn(wake)
 	t.Cleanup(func() { m.Close(); c.Release() })
 	errc := make(chan error, 1)
 	go func() { errc <- cli.Handshake() }()
-	deadline := time.Now().Add(10 * time.Second)
+	stuck := time.NewTimer(10 * time.Second)
+	defer stuck.Stop()
 	clientDone := false
 	for !clientDone || c.State() != Established {
-		if time.Now().After(deadline) {
-			t.Fatalf("by-hand handshake stuck in %v", c.State())
-		}
 		if b := m.take(); len(b) > 0 {
 			if err := c.Feed(b); err != nil {
 				t.Fatalf("Feed: %v", err)
@@ -516,14 +479,18 @@ func handshakeByHand(t testing.TB, s *Server, cfg *tls.Config) (*tls.Conn, *Conn
 			t.Fatalf("Process: %v", err)
 		}
 		m.give(c.AppendOutbound(nil))
+		if clientDone && c.State() == Established {
+			break
+		}
 		select {
 		case err := <-errc:
 			if err != nil {
 				t.Fatalf("client handshake: %v", err)
 			}
 			clientDone = true
-		default:
-			time.Sleep(200 * time.Microsecond)
+		case <-progress:
+		case <-stuck.C:
+			t.Fatalf("by-hand handshake stuck in %v", c.State())
 		}
 	}
 	return cli, c, m

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -22,6 +23,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 	"github.com/gwist/gwist/tracing"
 	"github.com/gwist/gwist/websocket"
 	"github.com/gwist/gwist/websocket/wsclient"
@@ -53,22 +55,23 @@ func tracedApp(t *testing.T, exp *tracetest.InMemoryExporter) (*gwist.App, trace
 // spanNamed waits for the ended span called name.
 func spanNamed(t *testing.T, exp *tracetest.InMemoryExporter, name string) tracetest.SpanStub {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	var found tracetest.SpanStub
+	if !testkit.Eventually(5*time.Second, func() bool {
 		for _, s := range exp.GetSpans() {
 			if s.Name == name {
-				return s
+				found = s
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			var names []string
-			for _, s := range exp.GetSpans() {
-				names = append(names, s.Name)
-			}
-			t.Fatalf("no span %q among %q", name, names)
+		return false
+	}) {
+		var names []string
+		for _, s := range exp.GetSpans() {
+			names = append(names, s.Name)
 		}
-		time.Sleep(5 * time.Millisecond)
+		t.Fatalf("no span %q among %q", name, names)
 	}
+	return found
 }
 
 func attrs(s tracetest.SpanStub) map[attribute.Key]attribute.Value {
@@ -85,15 +88,8 @@ func attrs(s tracetest.SpanStub) map[attribute.Key]attribute.Value {
 func TestServerSpans(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	app, _ := tracedApp(t, exp)
-	addr, err := app.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = app.Shutdown(context.Background()) })
-	base := "http://" + addr.String()
-	h2c := new(http.Protocols)
-	h2c.SetUnencryptedHTTP2(true)
-	clients := map[string]*http.Client{"1.1": {Transport: &http.Transport{}}, "2": {Transport: &http.Transport{Protocols: h2c}}}
+	base := "http://" + testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0") }, app.Shutdown)
+	clients := map[string]*http.Client{"1.1": testkit.Client(t, testkit.H1(nil)), "2": testkit.Client(t, testkit.H2C())}
 	for version, cl := range clients {
 		exp.Reset()
 		parent := "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"

@@ -12,7 +12,7 @@ import (
 	"github.com/gwist/gwist"
 )
 
-// Flags for automatic HTTPS (see the README's "Automatic HTTPS"). Off unless
+// Flags for automatic HTTPS (see docs/https.md, "Automatic HTTPS"). Off unless
 // -acme-dir is set.
 var (
 	acmeDir = flag.String("acme-dir", "",

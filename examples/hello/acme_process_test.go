@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/pebbletest"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // The example with -acme-dir gets its certificate from a real ACME server
@@ -28,7 +29,7 @@ func TestHelloACME(t *testing.T) {
 		t.Skip("-short: runs pebble")
 	}
 	const domain = "hello.gwist.test"
-	addr, tlsAddr, health := freeAddr(t), freeAddr(t), freeAddr(t)
+	addr, tlsAddr, health := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
 	pb := pebbletest.Start(t, pebbletest.Options{TLSPort: pebbletest.Port(t, tlsAddr), HTTPPort: pebbletest.Port(t, addr)})
 	t.Setenv("SSL_CERT_FILE", pb.ListenerCA) // the example's ACME client trusts pebble's listener
 	cache := t.TempDir()

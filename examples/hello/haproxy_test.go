@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/haproxytest"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // The tests in this file put a real HAProxy (Debian package haproxy) in
@@ -45,7 +46,7 @@ func waitUp(t *testing.T, hp *haproxytest.HAProxy, n int) {
 // non-2xx response; the drained process exits 0.
 func TestHAProxyHealthCheckFollowsReadyzDuringDrain(t *testing.T) {
 	wrk := needTool(t, "wrk", "wrk")
-	a, b, ha, hb := freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)
+	a, b, ha, hb := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
 	pa := startHelloProcess(t, "http://"+ha+"/readyz", "-addr", a, "-drain-delay", "1500ms",
 		"-proxy-protocol", "127.0.0.1", "-health-addr", ha)
 	startHelloProcess(t, "http://"+hb+"/readyz", "-addr", b, "-proxy-protocol", "127.0.0.1", "-health-addr", hb)
@@ -83,7 +84,7 @@ func TestHAProxyHealthCheckFollowsReadyzDuringDrain(t *testing.T) {
 func TestHAProxyRestartUnderLoadLosesNothing(t *testing.T) {
 	wrk := needTool(t, "wrk", "wrk")
 	needTool(t, "curl", "curl")
-	addr, health1, health2 := freeAddr(t), freeAddr(t), freeAddr(t)
+	addr, health1, health2 := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
 	old := startHelloProcess(t, "http://"+health1+"/readyz",
 		"-addr", addr, "-reuseport", "-health-addr", health1, "-proxy-protocol", "127.0.0.1")
 	hp := haproxytest.Start(t, haproxyReadyzTemplate, []string{addr})

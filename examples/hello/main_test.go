@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 func startHello(t *testing.T, opts ...gwist.Option) string {
@@ -29,18 +31,8 @@ func startHelloWith(t *testing.T, inline bool, opts ...gwist.Option) string {
 	routes(app)
 	static(app, "")
 	debugRoutes(app, inline)
-	addr, err := app.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := app.Shutdown(ctx); err != nil {
-			t.Errorf("Shutdown: %v", err)
-		}
-	})
-	return "http://" + addr.String()
+	addr := testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0") }, app.Shutdown)
+	return "http://" + addr
 }
 
 func fetch(t *testing.T, url string) (*http.Response, string) {

@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,6 +14,7 @@ import (
 	"github.com/gwist/gwist"
 
 	"github.com/gwist/gwist/internal/syncbuf"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // syncBuffer is a log or output sink read while it is written.
@@ -27,16 +28,8 @@ func TestMiddlewareFlag(t *testing.T) {
 	app := gwist.New()
 	routes(app)
 	useMiddleware(app, slog.New(slog.NewTextHandler(logs, nil)))
-	addr, err := app.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = app.Shutdown(ctx)
-	})
-	url := "http://" + addr.String()
+	addr := testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0") }, app.Shutdown)
+	url := "http://" + addr
 	tr := &http.Transport{DisableCompression: true}
 	t.Cleanup(tr.CloseIdleConnections)
 	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}

@@ -8,8 +8,8 @@ import (
 	"github.com/gwist/gwist"
 )
 
-// Flags for running behind a load balancer (see the README's
-// zero-downtime restart recipe).
+// Flags for running behind a load balancer (see docs/operations.md,
+// "Zero-downtime restart").
 var (
 	reusePort = flag.Bool("reuseport", false,
 		"set SO_REUSEPORT on the listeners, so a new release can bind the same addresses while this one drains")

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gwist/gwist/internal/haproxytest"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // The tests in this file run the example as its own process (built once),
@@ -61,9 +61,6 @@ func needTool(t *testing.T, name, pkg string) string {
 	return p
 }
 
-// freeAddr returns a loopback address whose port was free a moment ago.
-func freeAddr(t *testing.T) string { return haproxytest.FreeAddr(t) }
-
 // helloProcess is a running examples/hello.
 type helloProcess struct {
 	cmd  *exec.Cmd
@@ -86,20 +83,18 @@ func startHelloProcess(t *testing.T, readyURL string, args ...string) *helloProc
 		<-p.done
 		p.done <- nil // for a later exited()
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		resp, err := http.Get(readyURL)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return p
-			}
+	var err error
+	if !testkit.Eventually(20*time.Second, func() bool {
+		var resp *http.Response
+		if resp, err = http.Get(readyURL); err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready: %v\n%s", readyURL, err, p.out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}) {
+		t.Fatalf("%s not ready: %v\n%s", readyURL, err, p.out.String())
 	}
+	return p
 }
 
 // exited waits up to timeout for the process to exit and returns its
@@ -149,7 +144,7 @@ func runWrk(t *testing.T, wrk string, args ...string) wrkResult {
 func TestRestartUnderLoadLosesNothing(t *testing.T) {
 	wrk := needTool(t, "wrk", "wrk")
 	needTool(t, "curl", "curl")
-	addr, health1, health2 := freeAddr(t), freeAddr(t), freeAddr(t)
+	addr, health1, health2 := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
 	old := startHelloProcess(t, "http://"+health1+"/readyz",
 		"-addr", addr, "-reuseport", "-health-addr", health1)
 
@@ -197,7 +192,7 @@ func TestSIGTERMUnderLoadFinishesInFlight(t *testing.T) {
 		drainDelay string
 	}{{"no-delay", "0s"}, {"drain-delay", "3s"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			addr := freeAddr(t)
+			addr := testkit.FreeAddr(t)
 			p := startHelloProcess(t, "http://"+addr+"/readyz", "-addr", addr, "-drain-delay", tc.drainDelay)
 			wrkDone := make(chan wrkResult, 1)
 			go func() { wrkDone <- runWrk(t, wrk, "-t2", "-c32", "-d3s", "http://"+addr+"/") }()

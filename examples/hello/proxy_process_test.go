@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/haproxytest"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // The example run as a process with -proxy-protocol: headers written by
@@ -23,7 +24,7 @@ import (
 // 127.0.0.2.
 
 func TestProxyProtocolFlagProcess(t *testing.T) {
-	addr, tlsAddr, health := freeAddr(t), freeAddr(t), freeAddr(t)
+	addr, tlsAddr, health := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
 	startHelloProcess(t, "http://"+health+"/readyz",
 		"-addr", addr, "-tls-addr", tlsAddr, "-health-addr", health, "-proxy-protocol", "127.0.0.0/8")
 
@@ -74,7 +75,7 @@ func TestProxyProtocolFlagProcess(t *testing.T) {
 
 func TestProxyProtocolHAProxyProcess(t *testing.T) {
 	haproxytest.Require(t)
-	addr, health := freeAddr(t), freeAddr(t)
+	addr, health := testkit.FreeAddr(t), testkit.FreeAddr(t)
 	startHelloProcess(t, "http://"+health+"/readyz",
 		"-addr", addr, "-health-addr", health, "-proxy-protocol", "127.0.0.1")
 	hp := haproxytest.Start(t, haproxytest.HTTPDefaults+`

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 func TestParseTrustedProxies(t *testing.T) {
@@ -38,16 +38,8 @@ func startWhoami(t *testing.T, opts ...gwist.ListenOption) string {
 	routes(app)
 	healthRoutes(app)
 	whoamiRoute(app)
-	addr, err := app.Start("127.0.0.1:0", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = app.Shutdown(ctx)
-	})
-	return addr.String()
+	addr := testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0", opts...) }, app.Shutdown)
+	return addr
 }
 
 // TestWhoami: without the PROXY protocol, the client's own address.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/hostile"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // soakEnv sets the hostile soak's length (a Go duration); the soak runs
@@ -45,7 +46,7 @@ func TestHostileSoak(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s=%q: %v", soakEnv, v, err)
 	}
-	addr := freeAddr(t)
+	addr := testkit.FreeAddr(t)
 	p := startHelloProcess(t, "http://"+addr+"/", "-addr", addr)
 	rss, err := hostile.SampleRSS(p.cmd.Process.Pid, 100*time.Millisecond)
 	if err != nil {
@@ -85,11 +86,10 @@ func TestHostileSoak(t *testing.T) {
 	rss.MarkEnd()
 	before := rss.Now().AnonBefore
 	allowed := max(before/5, 16*mb)
-	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if _, anon, err := hostile.ReadMem(p.cmd.Process.Pid); err != nil || anon-before <= allowed {
-			break
-		}
-	}
+	testkit.Eventually(time.Minute, func() bool {
+		_, anon, err := hostile.ReadMem(p.cmd.Process.Pid)
+		return err != nil || anon-before <= allowed
+	})
 	mem := rss.Stop()
 	t.Logf("live GET: %d, %d not 200 (%v), p50 %v, p99 %v, max %v", probe.Count, probe.Non200, probe.Statuses, probe.P50, probe.P99, probe.Max)
 	t.Logf("anonymous RSS MB: before %d, peak %d, at the end %d, then %d %v after the attack; VmRSS %d / %d / %d",

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // /events: each event reaches the client when it is sent, about 100 ms
@@ -77,11 +79,7 @@ func TestDownloadSlowReaderAndCutOff(t *testing.T) {
 	}
 	resp.Body.Close() // cut off midway: the handler's Write fails and it returns
 	tr.CloseIdleConnections()
-	deadline = time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > goroutines {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines, %d before the download", runtime.NumGoroutine(), goroutines)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testkit.Eventually(10*time.Second, func() bool { return runtime.NumGoroutine() <= goroutines }) {
+		t.Fatalf("%d goroutines, %d before the download", runtime.NumGoroutine(), goroutines)
 	}
 }

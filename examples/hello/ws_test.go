@@ -1,11 +1,11 @@
 package main
 
 import (
-	"context"
+	"net"
 	"testing"
-	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 	"github.com/gwist/gwist/internal/wstest"
 	"github.com/gwist/gwist/websocket"
 )
@@ -15,16 +15,8 @@ func TestWebSocketEcho(t *testing.T) {
 	for _, inline := range []bool{false, true} {
 		app := gwist.New(gwist.WithInline(inline))
 		wsRoutes(app)
-		addr, err := app.Start("127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = app.Shutdown(ctx)
-		})
-		c := wstest.Dial(t, addr.String(), "/ws")
+		addr := testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0") }, app.Shutdown)
+		c := wstest.Dial(t, addr, "/ws")
 		for _, m := range []struct {
 			op   websocket.Opcode
 			data string

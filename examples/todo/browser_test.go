@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/syncbuf"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // findChromium returns a headless-capable Chromium, or "".
@@ -60,16 +61,8 @@ func TestBrowser(t *testing.T) {
 	origin := "http://localhost:" + strings.TrimPrefix(pageLn.Addr().String(), "127.0.0.1:")
 	logs := &syncBuffer{}
 	app, _ := newApp(slog.New(slog.NewTextHandler(logs, nil)), origin)
-	addr, err := app.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = app.Shutdown(ctx)
-	})
-	api := "http://" + addr.String()
+	addr := testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0") }, app.Shutdown)
+	api := "http://" + addr
 	page := `<!doctype html><body data-result="pending"><script>
 fetch("` + api + `/api/todos", {method: "POST", headers: {"Content-Type": "application/json"},
   body: JSON.stringify({title: "from the browser"})})

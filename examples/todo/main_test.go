@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 func TestMain(m *testing.M) {
@@ -252,11 +254,8 @@ func TestEventFeedUnderHTTPTest(t *testing.T) {
 // waitForFeeds waits until the hub holds n feeds.
 func waitForFeeds(t *testing.T, h *hub, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); h.feeds.Len() != n; {
-		if time.Now().After(deadline) {
-			t.Fatalf("the hub holds %d feeds, want %d", h.feeds.Len(), n)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !testkit.Eventually(5*time.Second, func() bool { return h.feeds.Len() == n }) {
+		t.Fatalf("the hub holds %d feeds, want %d", h.feeds.Len(), n)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 	"github.com/gwist/gwist/websocket"
 	"github.com/gwist/gwist/websocket/wsclient"
 )
@@ -19,32 +21,21 @@ import (
 // WebSocket client.
 func TestWebSocketChanges(t *testing.T) {
 	app, h := newApp(quietLogger(), "http://localhost:3000")
-	addr, err := app.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = app.Shutdown(ctx)
-	})
+	addr := testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0") }, app.Shutdown)
 	other, oh := newApp(quietLogger(), "http://localhost:3000")
 	srv := httptest.NewServer(other)
 	defer srv.Close()
 	for name, tc := range map[string]struct {
 		base string
 		h    *hub
-	}{"listener": {"http://" + addr.String(), h}, "httptest": {srv.URL, oh}} {
+	}{"listener": {"http://" + addr, h}, "httptest": {srv.URL, oh}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		c, _, err := wsclient.Dial(ctx, "ws"+strings.TrimPrefix(tc.base, "http")+"/ws", nil)
 		cancel()
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for tc.h.ws.Len() != 1 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
+		testkit.Eventually(5*time.Second, func() bool { return tc.h.ws.Len() == 1 })
 		call(t, "POST", tc.base+"/api/todos", jsonType, `{"title":"pushed"}`, nil)
 		op, data, err := c.ReadMessage()
 		var ch change
@@ -55,12 +46,8 @@ func TestWebSocketChanges(t *testing.T) {
 			t.Fatalf("%s: message %q: %+v %v", name, data, ch, err)
 		}
 		c.Close(websocket.CloseNormal, "")
-		deadline = time.Now().Add(5 * time.Second)
-		for tc.h.ws.Len() != 0 {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the closed socket is still in the hub", name)
-			}
-			time.Sleep(5 * time.Millisecond)
+		if !testkit.Eventually(5*time.Second, func() bool { return tc.h.ws.Len() == 0 }) {
+			t.Fatalf("%s: the closed socket is still in the hub", name)
 		}
 	}
 }
@@ -92,22 +79,11 @@ func TestBrowserWebSocket(t *testing.T) {
 			return next(c)
 		}
 	})
-	addr, err := app.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = app.Shutdown(ctx)
-	})
-	base := "http://" + addr.String()
+	addr := testkit.Serve(t, func() (net.Addr, error) { return app.Start("127.0.0.1:0") }, app.Shutdown)
+	base := "http://" + addr
 	go func() {
 		defer close(created)
-		deadline := time.Now().Add(20 * time.Second)
-		for h.ws.Len() == 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
+		testkit.Eventually(20*time.Second, func() bool { return h.ws.Len() > 0 })
 		req, _ := http.NewRequest("POST", base+"/api/todos", strings.NewReader(`{"title":"live from the socket"}`))
 		req.Header.Set("Content-Type", jsonType)
 		if resp, err := http.DefaultClient.Do(req); err == nil {

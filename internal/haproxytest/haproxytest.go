@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/syncbuf"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // HTTPDefaults is a defaults section for HTTP tests: mode http, short
@@ -108,15 +109,11 @@ func Require(t testing.TB) string {
 	return bin
 }
 
-// FreeAddr returns a loopback address whose port was free a moment ago.
+// FreeAddr is testkit.FreeAddr: a loopback address whose port was free a
+// moment ago.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return testkit.FreeAddr(t)
 }
 
 // Start runs HAProxy with the configuration tmpl, a text/template executed

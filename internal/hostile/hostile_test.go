@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gwist/gwist/internal/testkit"
 	"github.com/gwist/gwist/websocket"
 )
 
@@ -111,8 +112,11 @@ func TestPingFloodSeesClose(t *testing.T) {
 }
 
 func TestNoReadEcho(t *testing.T) {
-	// A server that never reads: every connection's writes block.
-	stuck := wsServer(t, func(c net.Conn, _ *bufio.Reader) { time.Sleep(2 * time.Second) })
+	// A server that never reads (until the test ends): every connection's
+	// writes block.
+	end := make(chan struct{})
+	stuck := wsServer(t, func(c net.Conn, _ *bufio.Reader) { <-end })
+	t.Cleanup(func() { close(end) })
 	res := NoReadEcho(context.Background(), NoReadEchoConfig{Addr: stuck, Conns: 2, Messages: 64, Size: 1 << 20,
 		BlockTimeout: 200 * time.Millisecond, Duration: 800 * time.Millisecond})
 	if res.Dialed != 2 || res.Blocked != 2 || res.Written >= res.Attempted || res.Written == 0 {
@@ -179,7 +183,7 @@ func TestRSS(t *testing.T) {
 	if err != nil {
 		t.Skip("no /proc:", err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	testkit.WaitFor(t, 5*time.Second, "two samples after the first", func() bool { return s.Now().Samples >= 3 })
 	s.MarkEnd()
 	res := s.WaitAfter(context.Background(), time.Second, true)
 	if res.Before <= 0 || res.Peak < res.Before || res.End <= 0 || res.After <= 0 || !res.Recovered || res.Samples < 3 {

@@ -12,16 +12,10 @@ package pebbletest
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -35,8 +29,8 @@ import (
 	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/gwist/gwist/internal/gotool"
-	"github.com/gwist/gwist/internal/haproxytest"
 	"github.com/gwist/gwist/internal/syncbuf"
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // Module is the pebble release the tests install and were written against.
@@ -82,7 +76,7 @@ func Start(t testing.TB, o Options) *Pebble {
 	dir := t.TempDir()
 	pool := writeListenerCert(t, dir)
 	p := &Pebble{out: &syncbuf.Buffer{}, ListenerCA: filepath.Join(dir, "ca.pem")}
-	listen, mgmt := haproxytest.FreeAddr(t), haproxytest.FreeAddr(t)
+	listen, mgmt := testkit.FreeAddr(t), testkit.FreeAddr(t)
 	p.DirectoryURL, p.mgmt = "https://"+listen+"/dir", "https://"+mgmt
 	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 	t.Cleanup(tr.CloseIdleConnections)
@@ -197,50 +191,14 @@ func HostPolicy(domain string) autocert.HostPolicy {
 // of that CA.
 func writeListenerCert(t testing.TB, dir string) *x509.CertPool {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	ca := testkit.NewCA("pebbletest listener CA")
+	leaf := ca.Server("pebble", "localhost", "127.0.0.1")
+	for name, data := range map[string][]byte{"cert.pem": testkit.CertPEM(leaf), "key.pem": testkit.KeyPEM(leaf), "ca.pem": ca.PEM()} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "pebbletest listener CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ := x509.ParseCertificate(caDER)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "pebble"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, DNSNames: []string{"localhost"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-	if err := os.WriteFile(filepath.Join(dir, "cert.pem"), certPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "key.pem"), keyPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
-	if err := os.WriteFile(filepath.Join(dir, "ca.pem"), caPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	return pool
+	return ca.Pool
 }
 
 // Port returns the port of a "host:port" address, failing the test when it

@@ -5,15 +5,18 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
 	"github.com/gwist/gwist/websocket"
 	"github.com/gwist/gwist/websocket/wsclient"
 )
@@ -58,18 +61,10 @@ func echoApp(cfg gwist.WSConfig, closes chan<- closed) *gwist.App {
 func servers(t *testing.T, app func() *gwist.App) map[string]string {
 	t.Helper()
 	a := app()
-	addr, err := a.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = a.Shutdown(ctx)
-	})
+	addr := testkit.Serve(t, func() (net.Addr, error) { return a.Start("127.0.0.1:0") }, a.Shutdown)
 	srv := httptest.NewServer(app())
 	t.Cleanup(srv.Close)
-	return map[string]string{"gwist": "ws://" + addr.String(), "httptest": "ws" + strings.TrimPrefix(srv.URL, "http")}
+	return map[string]string{"gwist": "ws://" + addr, "httptest": "ws" + strings.TrimPrefix(srv.URL, "http")}
 }
 
 func dial(t *testing.T, url string, opts *wsclient.Options) *wsclient.Conn {
@@ -160,7 +155,14 @@ func TestPingsAnswered(t *testing.T) {
 	closes := make(chan closed, 4)
 	cfg := gwist.WSConfig{PingInterval: 100 * time.Millisecond, PongTimeout: 300 * time.Millisecond}
 	for name, base := range servers(t, func() *gwist.App { return echoApp(cfg, closes) }) {
-		c := dial(t, base+"/echo", nil)
+		var pongs atomic.Int32
+		c := dial(t, base+"/echo", &wsclient.Options{NetDial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			nc, err := testkit.Dialer()(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return pongCounter{nc, &pongs}, nil
+		}})
 		got := make(chan string, 1)
 		go func() {
 			_, data, err := c.ReadMessage()
@@ -169,7 +171,9 @@ func TestPingsAnswered(t *testing.T) {
 			}
 			got <- string(data)
 		}()
-		time.Sleep(1200 * time.Millisecond) // the reader answers the pings meanwhile
+		// The reader answers the pings meanwhile: ten of them, past three
+		// pong timeouts.
+		testkit.WaitFor(t, 10*time.Second, "10 pings answered", func() bool { return pongs.Load() >= 10 })
 		if err := c.WriteText("still here"); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -226,4 +230,18 @@ func TestWSS(t *testing.T) {
 		}
 	}
 	c.Close(websocket.CloseNormal, "")
+}
+
+// pongCounter counts the pongs a client writes (a frame's first byte:
+// FIN and opcode 0xA; wsclient writes a frame in one Write).
+type pongCounter struct {
+	net.Conn
+	n *atomic.Int32
+}
+
+func (c pongCounter) Write(p []byte) (int, error) {
+	if len(p) > 0 && p[0] == 0x80|byte(websocket.OpPong) {
+		c.n.Add(1)
+	}
+	return c.Conn.Write(p)
 }

@@ -1,0 +1,81 @@
+//go:build unix
+
+package engine
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/gwist/gwist/websocket"
+)
+
+// bigWriter answers a message with a 1 MiB binary message (blocking on the
+// writers' cap, on a worker), then "end".
+type bigWriter struct{ wsEvents }
+
+func (b *bigWriter) OnMessage(ws *WSConn, op websocket.Opcode, data []byte) {
+	if ws.WriteMessage(websocket.OpBinary, bytes.Repeat([]byte("x"), 1<<20)) == nil {
+		_ = ws.WriteText("end")
+	}
+}
+
+// Pings that come while the server's output is backed up (its socket full
+// and a message waiting behind it) are not a flood: the pong owed to the
+// last of them waits for room, and goes out once the client reads, after
+// what was queued before it; the connection stays open.
+func TestWebSocketPingWhileBehind(t *testing.T) {
+	ev := &bigWriter{}
+	cfg := WSConfig{}.WithDefaults()
+	h := newHarness(t, Config{}, func(ex *Exchange) {
+		if _, err := ex.UpgradeWebSocket(WSUpgrade{Handler: ev, Config: &cfg}); err != nil {
+			ex.Status = 500
+		}
+	})
+	p := h.dial()
+	p.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+	var head string
+	h.runUntil("the upgrade", func() bool { head += p.read(); return strings.Contains(head, "\r\n\r\n") })
+	if !strings.HasPrefix(head, "HTTP/1.1 101 ") {
+		t.Fatalf("upgrade: %q", head)
+	}
+	mask := [4]byte{1, 2, 3, 4}
+	p.send(string(websocket.AppendMaskedFrame(nil, websocket.OpText, true, []byte("go"), mask)))
+	// Behind: the socket is full and the fake connection holds the rest.
+	h.runUntil("the output to back up", func() bool { return p.fc.OutboundBuffered() > 0 })
+	for i := range 5 {
+		p.send(string(websocket.AppendMaskedFrame(nil, websocket.OpPing, true, []byte{byte('0' + i)}, mask)))
+	}
+	r := websocket.NewReader(websocket.Config{Client: true, MaxMessage: 2 << 20, MaxFrame: 2 << 20})
+	var pong []byte
+	pongs, ended := 0, false
+	var in []byte
+	h.runUntil("the message and \"end\"", func() bool {
+		in = append(in, p.read()...)
+		for len(in) > 0 {
+			n := r.Feed(in)
+			in = in[n:]
+			e, ok := r.Next()
+			for ; ok; e, ok = r.Next() {
+				switch {
+				case e.Kind == websocket.EventPong:
+					pong = append(pong[:0], e.Payload...)
+					pongs++
+				case e.Kind == websocket.EventMessage && string(e.Payload) == "end":
+					ended = true
+				}
+			}
+			if n == 0 {
+				break
+			}
+		}
+		h.advance(0) // the tick lets the blocked writer go on once there is room
+		return ended
+	})
+	if pongs == 0 || pongs > 5 || string(pong) != "4" {
+		t.Fatalf("%d pongs, the last %q; want 1 to 5, the last answering the last ping (%q)", pongs, pong, "4")
+	}
+	if p.closed() || h.srv.PipeStats().PingFloods != 0 {
+		t.Fatalf("closed %v, ping floods %d", p.closed(), h.srv.PipeStats().PingFloods)
+	}
+}
