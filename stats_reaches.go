@@ -19,6 +19,14 @@ type ReachStats struct {
 	// connection goes idle. Off: they are kept (about 6 KB per idle
 	// connection), and each record costs an allocation more.
 	TLSBufferTrim bool
+	// WebSocketRoutes: the handlers WebSocket returns are recognised, so
+	// RFC 8441 is advertised over HTTP/2 only by an App with such a route.
+	// Off: it is advertised whenever HTTP/2 is on.
+	WebSocketRoutes bool
 }
 
-func reachStats() ReachStats { return ReachStats(engine.CurrentReaches()) }
+func reachStats() ReachStats {
+	r := engine.CurrentReaches()
+	return ReachStats{ReadPause: r.ReadPause, WorkerWrites: r.WorkerWrites,
+		TLSBufferTrim: r.TLSBufferTrim, WebSocketRoutes: wsRouteMarkWorks()}
+}

@@ -87,7 +87,7 @@ func socketHasInput(fd int) bool {
 // must be the enrolled socket, gnet must hold nothing, and a write to the
 // fd followed by one through gnet must both go out at once (readProbe
 // checks their order at the other end).
-func probeFDOnOpen(gc gnet.Conn, fd int, ino uint64) error { return nil
+func probeFDOnOpen(gc gnet.Conn, fd int, ino uint64) error {
 
 	if err := sameSocket(fd, ino); err != nil {
 		return err
