@@ -127,7 +127,7 @@ func (a *App) freeze() {
 		if r.stream {
 			a.cfg.engine.StreamBody = a.bodyStreams
 		}
-		if isWebSocketRoute(r.handler) { // RFC 8441 over HTTP/2 (ws.go)
+		if mayAnswerExtendedConnect(r.handler) { // RFC 8441 over HTTP/2 (ws_route.go)
 			a.cfg.engine.H2.EnableConnectProtocol = true
 		}
 		h := a.chain(r.handler, r.mw)

@@ -67,6 +67,9 @@ type Stats struct {
 	// and resumed handshakes, failures by reason, by version and by ALPN,
 	// handshake time and the time from established to first response.
 	TLS tlsstate.Stats
+	// Reaches says which reaches past gnet's and crypto/tls's APIs are in
+	// use (false: this system lacks it, or its self-test failed).
+	Reaches ReachStats
 }
 
 // ListenerStats is one listener's share of Stats.
@@ -92,6 +95,7 @@ func (a *App) Stats() Stats {
 	st.TLS = tlsstate.Stats{Failed: map[string]uint64{}, ConnErrors: map[string]uint64{},
 		ByVersion: map[string]uint64{}, ByALPN: map[string]uint64{}}
 	st.MaxConns = a.connLimit().Max()
+	st.Reaches = reachStats()
 	if workers != nil {
 		st.Streams = workers.Streams()
 		st.Handlers = workers.Running() - st.Streams

@@ -3,7 +3,6 @@ package gwist
 import (
 	"net/http"
 	"net/url"
-	"reflect"
 	"strings"
 	"sync"
 
@@ -77,21 +76,6 @@ func WebSocket(h *WSHandler) HandlerFunc {
 	h.prepare()
 	return (&wsRoute{h}).serve
 }
-
-// wsRoute is WebSocket's handler. The App recognises it by its code
-// (isWebSocketRoute): a method value's code is its method's wrapper
-// whatever the call site, where a closure's may be a copy per inlined
-// call.
-type wsRoute struct{ h *WSHandler }
-
-func (r *wsRoute) serve(c *Ctx) error { return c.WebSocket(r.h) }
-
-// wsRoutePC is the code of the handlers WebSocket returns.
-var wsRoutePC = reflect.ValueOf((&wsRoute{}).serve).Pointer()
-
-// isWebSocketRoute reports whether h was made by WebSocket: an App with
-// such a route advertises RFC 8441 over HTTP/2.
-func isWebSocketRoute(h HandlerFunc) bool { return reflect.ValueOf(h).Pointer() == wsRoutePC }
 
 func (h *WSHandler) prepare() {
 	h.once.Do(func() { h.cfg, h.adapter = h.Config.withDefaults(), wsAdapter{h} })

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
-	"golang.org/x/sys/unix"
 )
 
 // connPhase is where a connection is in its life; it selects which timer
@@ -184,7 +183,7 @@ func (c *conn) startClose() {
 		c.setPhase(phaseFlushing, c.config().IdleTimeout)
 		return
 	}
-	_ = unix.Shutdown(c.gc.Fd(), unix.SHUT_WR)
+	shutdownWrite(c.gc.Fd())
 	c.setPhase(phaseLinger, lingerTimeout)
 }
 

@@ -2,12 +2,7 @@
 
 package engine
 
-import (
-	"errors"
-	"time"
-
-	"golang.org/x/sys/unix"
-)
+import "time"
 
 // Direct write: when a batch is the only output a connection has pending,
 // the worker that served it writes (and, over TLS, encrypts) the responses
@@ -40,10 +35,11 @@ import (
 // of cores (measured 2026-12-04, 16-deep wrk pipelining, 5 alternating
 // rounds: 962k req/s against 875k single-only, fasthttp 977k). A request
 // whose body streams is not direct: the loop may have to write its
-// "100 Continue" while the handler runs (inbody.go).
+// "100 Continue" while the handler runs (inbody.go). Nothing is direct
+// while worker writes are off (gnetreach_fd.go).
 func (d *h1Driver) canWriteDirect(b *batch) bool {
 	c := d.c
-	if d.head != nil || len(c.out) > 0 || c.closingWhenDone() || c.gc.OutboundBuffered() > 0 || d.upgrading {
+	if d.head != nil || len(c.out) > 0 || c.closingWhenDone() || c.gc.OutboundBuffered() > 0 || d.upgrading || !fdWriteReach.on() {
 		return false
 	}
 	for _, ex := range b.exs {
@@ -154,23 +150,6 @@ func (c *conn) writeDirect(b *batch) bool {
 	*bp = wire[:0]
 	wirePool.Put(bp)
 	return len(b.out) == 0 && err == nil
-}
-
-// writeFD writes p to the non-blocking fd and returns what is left.
-func writeFD(fd int, p []byte) ([]byte, error) {
-	for len(p) > 0 {
-		n, err := unix.Write(fd, p)
-		switch {
-		case errors.Is(err, unix.EINTR):
-			continue
-		case errors.Is(err, unix.EAGAIN):
-			return p, nil
-		case err != nil:
-			return p[:0], err
-		}
-		p = p[n:]
-	}
-	return p, nil
 }
 
 // lockWire and unlockWire take wmu on the loop around writes of ciphertext.

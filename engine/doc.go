@@ -73,7 +73,10 @@
 //     granted it that side, for a direct batch (direct.go) or a streamed
 //     HTTP/1 response (outbound.go); meanwhile the loop queues everything
 //     else of the connection behind it. A TLS handshake goroutine writes
-//     its flights the same way (tls.go).
+//     its flights the same way (tls.go). This, and the read pause in
+//     gnet's epoll set, reach past gnet's API: gnetreach*.go hold every
+//     such reach, each with a start-up self-test that turns it off (the
+//     loop then writes everything, outbound_loop.go) when gnet differs.
 //   - What is shared between a loop and a worker is named and locked: a
 //     request body's pipe, an HTTP/2 stream's outbox (h2Out, under the
 //     stream's mu), a detached response's and a WebSocket's queued output.

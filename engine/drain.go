@@ -2,11 +2,7 @@
 
 package engine
 
-import (
-	"time"
-
-	"golang.org/x/sys/unix"
-)
+import "time"
 
 // drainIdleGrace is how long a drain leaves a keep-alive connection that is
 // idle (between two requests) open before closing it. A busy client's next
@@ -35,12 +31,4 @@ func (c *conn) closeIfIdleForDrain(now int64) {
 		return
 	}
 	c.closeIdle()
-}
-
-// socketHasInput reports whether fd has bytes to read (or a pending error or
-// EOF, which reading will find).
-func socketHasInput(fd int) bool {
-	var b [1]byte
-	n, _, err := unix.Recvfrom(fd, b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
-	return n > 0 || (err != nil && err != unix.EAGAIN && err != unix.EINTR)
 }

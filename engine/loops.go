@@ -20,7 +20,7 @@ type loopState struct {
 	held  atomic.Int64
 	close []*conn // scratch for sweep
 	// epfd is the loop's epoll descriptor for the read pause once
-	// epfdKnown, -1 when unavailable (readpause_linux.go).
+	// epfdKnown, -1 when unavailable (gnetreach_epoll.go).
 	epfd      int
 	epfdKnown bool
 }

@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // outbound carries a streamed response's bytes from its handler to the
@@ -33,6 +31,9 @@ type outbound struct {
 	first   bool          // the connection's first TLS response: stamp it
 	// progress: when the socket last took bytes (for the write timeout).
 	progress time.Time
+	// loopHeld: gnet's output after the last hand-over to the loop, while
+	// worker writes are off (outbound_loop.go).
+	loopHeld int
 }
 
 // pollWait bounds one wait for writability, so a connection the loop
@@ -58,6 +59,9 @@ func (o *outbound) queued() int { return len(o.pend) + len(o.wire) }
 // drain sends what it can and returns once at most limit bytes remain
 // queued, waiting for the grant or the socket as needed.
 func (st *stream) drain(limit int) error {
+	if !fdWriteReach.on() {
+		return st.drainViaLoop(limit)
+	}
 	o := &st.outbound
 	for {
 		if !o.owns {
@@ -158,9 +162,7 @@ func (st *stream) wait() error {
 		time.Sleep(time.Millisecond) // rare: the loop's own ciphertext is leaving
 		return nil
 	}
-	fds := []unix.PollFd{{Fd: int32(o.c.fd), Events: unix.POLLOUT}}
-	_, err := unix.Poll(fds, int(pollWait/time.Millisecond))
-	if err != nil && !errors.Is(err, unix.EINTR) {
+	if waitWritable(o.c.fd, pollWait) != nil {
 		return ErrClientGone
 	}
 	return nil

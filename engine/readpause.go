@@ -7,7 +7,7 @@ package engine
 // stops reading its socket, so the kernel's receive buffer fills and TCP
 // flow control slows the client down. gnet has no such pause, so on Linux
 // the engine takes EPOLLIN out of the connection's registration in its
-// loop's epoll set (readpause_linux.go); elsewhere the pause is a no-op and
+// loop's epoll set (gnetreach_epoll.go); elsewhere the pause is a no-op and
 // MaxInboundBytes, larger there, is what bounds a client that runs ahead.
 //
 // gnet re-registers EPOLLIN by itself when a write leaves output behind

@@ -17,15 +17,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The read pause finds gnet's epoll descriptor by field names. If a gnet
-// upgrade changes them this fails loudly here (in production the pause
-// just turns itself off and the larger inbound cap applies).
-func TestReadPauseLayout(t *testing.T) {
-	if ok, why := readPauseSupported(); !ok {
-		t.Fatalf("read pause unavailable: %s; update readpause_linux.go for this gnet", why)
-	}
-}
-
 // epollEvents reads the event mask registered for fd in the epoll set epfd
 // from /proc/self/fdinfo ("tfd: FD events: MASK ...").
 func epollEvents(t *testing.T, epfd, fd int) (uint32, bool) {

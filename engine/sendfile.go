@@ -16,7 +16,8 @@ import (
 
 // ErrNoSendfile: the response cannot take its body from a file in the
 // kernel here (TLS, an Inline server, chunked framing, a detached
-// response); the caller writes the bytes itself instead.
+// response, worker writes off: gnetreach_fd.go); the caller writes the
+// bytes itself instead.
 var ErrNoSendfile = errors.New("gwist: sendfile is not available for this response")
 
 // sendfileMax bounds one sendfile call, so that the write timeout and a
@@ -26,7 +27,7 @@ const sendfileMax = 1 << 20
 // sendFile sends a file's bytes as an HTTP/1 body (Exchange.SendFile):
 // plaintext only, with a Content-Length or close-delimited.
 func (w *h1Worker) sendFile(ex *Exchange, f *os.File, off, n int64) error {
-	if w.b.c.tls != nil || (w.st != nil && w.st.detached != nil) ||
+	if w.b.c.tls != nil || (w.st != nil && w.st.detached != nil) || !fdWriteReach.on() ||
 		(w.st == nil && ex.Header.Get("Content-Length") == "" && ex.Request.ProtoMinor > 0) {
 		return ErrNoSendfile // the last: it would stream chunked
 	}
@@ -90,7 +91,7 @@ func (o *outbound) sendfile(infd int, off *int64, count int) (int, error) {
 		return 0, ErrClientGone
 	}
 	for {
-		n, err := unix.Sendfile(c.fd, infd, off, count)
+		n, err := sendfileFD(c.fd, infd, off, count)
 		if n > 0 {
 			o.progress = time.Now()
 		}

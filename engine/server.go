@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,6 +76,8 @@ func NewServer(cfg Config, h Handler) (*Server, error) {
 	if h == nil {
 		return nil, errors.New("gwist: nil handler")
 	}
+	// Once per process, before the defaults that depend on the outcome.
+	checkReaches(cmp.Or(cfg.Logger, slog.Default()), cfg.TLS)
 	c := cfg.withDefaults()
 	if !c.Inline && c.Workers == nil {
 		return nil, errors.New("gwist: Config.Workers is required unless Inline")

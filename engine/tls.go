@@ -68,6 +68,9 @@ func (c *conn) openTLS(ts *tlsstate.Server) {
 // holds none of our output. What it cannot send goes back to the state
 // machine, which hands it to the loop.
 func (c *conn) writeFlight(p []byte) []byte {
+	if !fdWriteReach.on() {
+		return p
+	}
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if c.wclosed || c.wpending {

@@ -52,6 +52,7 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	checkBufferReach()
 	s := &Server{
 		tls:        c.TLS,
 		timeout:    c.HandshakeTimeout,
