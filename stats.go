@@ -183,6 +183,10 @@ type BackpressureStats struct {
 	// after a burst (what the connections held, or their number, fell to
 	// half of a large peak).
 	MemoryReleases uint64
+	// WSDirectWrites counts WebSocket messages written to the socket by
+	// the goroutine that wrote them (a callback on a worker), without a
+	// hand-off to the event loop; the others went through the loop.
+	WSDirectWrites uint64
 }
 
 // add sums o into s (peaks: the larger).
@@ -197,6 +201,7 @@ func (s *BackpressureStats) add(o BackpressureStats) {
 	s.ShareWaits += o.ShareWaits
 	s.PingFloods += o.PingFloods
 	s.MemoryReleases += o.MemoryReleases
+	s.WSDirectWrites += o.WSDirectWrites
 }
 
 // ProxyStats counts what the ProxyProtocol listeners did with their

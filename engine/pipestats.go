@@ -17,6 +17,7 @@ type pipeStats struct {
 	shareWaits    atomic.Uint64 // HTTP/2 streams that waited for their connection's share of the pool
 	pingFloods    atomic.Uint64 // WebSockets closed for pings they did not read the pongs of
 	memReleases   atomic.Uint64 // memory given back after a burst (memrelease.go)
+	wsDirect      atomic.Uint64 // WebSocket frames a writer wrote to the socket itself (wsdirect.go)
 }
 
 func (p *pipeStats) noteBodyBuffered(n int) {
@@ -84,6 +85,10 @@ type PipeStats struct {
 	// after a burst (what the connections held, or their number, fell to
 	// half of a large peak: memrelease.go).
 	MemoryReleases uint64
+	// WSDirectWrites counts WebSocket messages their writer wrote to the
+	// socket itself while a worker ran the connection's callbacks, without
+	// a hand-off to the loop (wsdirect.go).
+	WSDirectWrites uint64
 }
 
 // PipeStats returns the server's read-pause and write-timeout counters.
@@ -100,6 +105,7 @@ func (s *Server) PipeStats() PipeStats {
 		ShareWaits:       s.pipe.shareWaits.Load(),
 		PingFloods:       s.pipe.pingFloods.Load(),
 		MemoryReleases:   s.pipe.memReleases.Load(),
+		WSDirectWrites:   s.pipe.wsDirect.Load(),
 	}
 }
 

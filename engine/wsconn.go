@@ -167,7 +167,11 @@ type WSConn struct {
 	shared    [][]byte
 	queuedLen int     // len(buf) plus the lengths in shared
 	handoff   handoff // to the loop: wsFlush
-	onLoop    bool    // an Inline callback runs: the loop flushes after it
+	wire      wsWire  // who writes to the socket (wsdirect.go)
+	// loopOut: while the writers hold the socket, the loop has frames of
+	// its own in c.out that are not yet queued; writers queue behind them.
+	loopOut bool
+	onLoop  bool // an Inline callback runs: the loop flushes after it
 	// closeReq: Close was called (the frame goes out after what is queued).
 	closeReq    bool
 	closeCode   websocket.CloseCode
@@ -265,6 +269,7 @@ func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
 		if !block {
 			return ErrSlowClient
 		}
+		ws.releaseWire() // the loop drains the queue meanwhile (wsdirect.go)
 		if ws.cb != nil {
 			// The callbacks' worker leaves the pool's bound while a writer
 			// waits for this peer (a streamed response does the same), so
@@ -287,6 +292,9 @@ func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
 		ws.buf = ws.deflater.AppendMessage(ws.buf, op, data)
 	} else {
 		ws.buf = websocket.AppendFrame(ws.buf, op, true, data)
+	}
+	if ws.mayWriteDirect() {
+		return ws.sendDirect()
 	}
 	ws.queuedLen += len(ws.buf) - n
 	ws.schedule()
@@ -311,6 +319,11 @@ func (ws *WSConn) writeShared(frame []byte) error {
 	}
 	if !ws.hasRoom(len(frame)) {
 		return ErrSlowClient
+	}
+	if ws.mayWriteDirect() {
+		ws.takeBuf()
+		ws.buf = append(ws.buf, frame...)
+		return ws.sendDirect()
 	}
 	if len(ws.buf) > 0 {
 		ws.buf = append(ws.buf, frame...) // shared frames go before buf
@@ -350,8 +363,8 @@ func (ws *WSConn) schedule() {
 		ws.nc.signal()
 		return
 	}
-	if ws.onLoop || ws.isGone {
-		return
+	if ws.onLoop || ws.isGone || ws.wire == wsWireWriters {
+		return // the loop flushes after the callback, or the grant's end hands it over
 	}
 	ws.handoff.post(ws.c.el, (*wsFlush)(ws)) // false: the engine is stopping, the connection goes with its loop
 }
@@ -398,6 +411,11 @@ func (ws *WSConn) flushOut() {
 	s := ws.h2s
 	ws.mu.Lock()
 	ws.handoff.taken()
+	if ws.wire == wsWireWriters {
+		ws.loopOut = true // what the loop now puts in c.out goes to the queue
+		ws.mu.Unlock()
+		return // the writers write; the grant's end hands their queue over
+	}
 	shared, buf, bufp := ws.shared, ws.buf, ws.bufp
 	ws.shared, ws.buf, ws.bufp = nil, nil, nil
 	ws.queuedLen = 0

@@ -208,6 +208,7 @@ func (d *wsDriver) collectSettled() bool { return false }
 func (d *wsDriver) endCallback() {
 	if !d.c.closed {
 		d.flushOut()
+		(*WSConn)(d).holdLoopOutput() // while the writers hold the socket (wsdirect.go)
 	}
 }
 

@@ -106,9 +106,13 @@ func (ws *WSConn) startCallbacks() {
 	}
 	b := getBatch(c)
 	b.ws = ws
+	ws.grantWire()
 	if err := c.config().Workers.submit(b); err != nil {
 		b.ws = nil
 		b.release()
+		ws.mu.Lock()
+		ws.releaseWire()
+		ws.mu.Unlock()
 		if err == errWorkersReleased {
 			// The server is stopping: nothing else will run them.
 			ws.runCallbacks(nil)
@@ -145,6 +149,7 @@ func (ws *WSConn) runCallbacks(b *batch) {
 		if ws.evHead == len(ws.events) {
 			ws.running = false
 			ws.cb = nil
+			ws.releaseWire()
 			if cap(ws.events) > 4*ws.cfg.MaxReadQueue {
 				ws.events = nil
 			} else {
