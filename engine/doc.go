@@ -54,13 +54,16 @@
 //	  ⇒ worker, while more than Config.MaxStreamQueued waits: woken by pump
 //
 // A WebSocket message echoed by a callback on a worker (8 files, one
-// crossing each way):
+// crossing to the worker; none back over plaintext HTTP/1.1, where the
+// loop grants the worker the write side, one back otherwise):
 //
 //	server.go onTraffic → conn.go → wsdriver.go serve, process (websocket.Reader),
-//	event → wsevents.go queueMessage, startCallbacks → workers.go submit
+//	event → wsevents.go queueMessage, startCallbacks (wsdirect.go grantWire) →
+//	workers.go submit
 //	  ⇒ worker: batch.go runBatch → wsevents.go runCallbacks → OnMessage →
-//	    wsconn.go WriteMessage (framed here) → handoff.go post
-//	  ⇒ loop: wsconn.go wsFlush, flushOut → conn.go finishCallback → io.go writeWire
+//	    wsconn.go WriteMessage (framed here) → wsdirect.go sendDirect (the socket)
+//	  ⇒ loop, only over TLS or HTTP/2, or when the socket is full: handoff.go post →
+//	    wsconn.go wsFlush, flushOut → conn.go finishCallback → io.go writeWire
 //
 // # Threading
 //
@@ -70,8 +73,9 @@
 //     loop through a hand-off (handoff.go) or a batch's return. The one
 //     exception is the write side: a worker writes (and, over TLS,
 //     encrypts) its own output to the fd under conn.wmu while the loop has
-//     granted it that side, for a direct batch (direct.go) or a streamed
-//     HTTP/1 response (outbound.go); meanwhile the loop queues everything
+//     granted it that side, for a direct batch (direct.go), a streamed
+//     HTTP/1 response (outbound.go) or a WebSocket's callbacks
+//     (wsdirect.go); meanwhile the loop queues everything
 //     else of the connection behind it. A TLS handshake goroutine writes
 //     its flights the same way (tls.go). This, and the read pause in
 //     gnet's epoll set, reach past gnet's API: gnetreach*.go hold every
