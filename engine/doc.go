@@ -44,11 +44,14 @@
 //	    (the socket) → settle
 //	  ⇒ loop, when it next looks: h1driver.go collectSettled, collect
 //
-// An HTTP/2 response a handler streams (6 files; each Flush hands over
-// once, and comes back only when the handler must wait for the peer):
+// An HTTP/2 response a handler streams (7 files; each Flush hands over
+// once, with the connection's other ready streams, and comes back only
+// when the handler must wait for the peer):
 //
-//	worker: responder.go Flush → h2stream.go flush, sendBody → handoff.go post
-//	  ⇒ loop: h2stream.go collect, sendHead, pump (http2 WriteHeaders, WriteData) →
+//	worker: responder.go Flush → h2stream.go flush, sendBody → h2ready.go markReady
+//	(handoff.go post, once per connection while its streams wait)
+//	  ⇒ loop: h2ready.go, for every ready stream: h2stream.go collect, sendHead, pump
+//	    (http2 WriteHeaders, WriteData) →
 //	    h2driver.go output (http2 Output, framed into conn.out) → conn.go finishCallback →
 //	    io.go writeWire
 //	  ⇒ worker, while more than Config.MaxStreamQueued waits: woken by pump

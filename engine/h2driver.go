@@ -27,6 +27,8 @@ type h2Driver struct {
 	// in arrival order (h2share.go).
 	running int
 	waiting []*h2Stream
+	// ready: the streams whose handlers handed output over (h2ready.go).
+	ready h2Ready
 }
 
 // newH2Driver starts HTTP/2 on c. Loop only.
@@ -242,7 +244,8 @@ func (d *h2Driver) output() {
 	}
 }
 
-// collect: responses come back per stream (h2Collect), not in order.
+// collect: responses come back per connection, ready stream by ready
+// stream (h2ready.go), not in order.
 func (d *h2Driver) collect() {}
 
 func (d *h2Driver) collectSettled() bool { return false }

@@ -67,7 +67,7 @@ type h2Stream struct {
 
 	mu      sync.Mutex
 	out     h2Out
-	handoff handoff       // to the loop: h2Collect
+	readied bool          // on the connection's ready list (h2ready.go)
 	err     error         // ErrClientGone once the stream is gone
 	room    chan struct{} // the loop took queued bytes (cap 1)
 	backlog int           // bytes the loop holds (pend), as it last said
@@ -248,30 +248,12 @@ func (s *h2Stream) finishOnWorker(ex *Exchange) {
 	s.mu.Unlock()
 }
 
-// schedule asks the loop to collect. Called with mu held.
+// schedule asks the loop to collect (with the connection's other ready
+// streams, h2ready.go). Called with mu held.
 func (s *h2Stream) schedule() {
-	if !s.handoff.post(s.d.c.el, (*h2Collect)(s)) {
+	if !s.d.markReady(s) {
 		s.err = ErrClientGone // the loop is gone with the connection
 	}
-}
-
-// h2Collect is an h2Stream as the loop's task.
-type h2Collect h2Stream
-
-func (t *h2Collect) Run(context.Context) error {
-	s := (*h2Stream)(t)
-	c := s.d.c
-	if c.closed {
-		s.mu.Lock()
-		s.handoff.taken()
-		s.mu.Unlock()
-		return nil
-	}
-	c.beginLoopTask()
-	s.collect()
-	s.d.output()
-	c.finishCallback()
-	return nil
 }
 
 // collect takes what the handler handed over and frames it. Loop only.
@@ -280,7 +262,7 @@ func (s *h2Stream) collect() {
 	s.mu.Lock()
 	o := s.out
 	s.out.head, s.out.body, s.out.trailers = false, nil, nil
-	s.handoff.taken()
+	s.readied = false
 	wsUp := s.wsUp
 	s.mu.Unlock()
 	if o.done && s.handler != h2Returned {

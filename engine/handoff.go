@@ -9,7 +9,7 @@ import (
 )
 
 // handoff is the one way work done off a connection's loop reaches it: an
-// HTTP/2 stream's handler handing over its response (h2stream.go), a
+// HTTP/2 connection's streams handing over their responses (h2ready.go), a
 // detached response's writes (detached.go, h2detached.go), a WebSocket's
 // writers (wsconn.go), a request body's reader telling its source
 // (bodypipe.go). The owner keeps what it hands over under its own lock,
