@@ -20,8 +20,9 @@ func h2loadArgs(n int, url string) []string {
 func h2Workload(overTLS bool) workload {
 	w := workload{name: "h2c", title: "HTTP/2 cleartext (prior knowledge), 16 connections × 10 streams", tool: "h2load",
 		noH2: true, primary: "rps", higher: true,
-		note:    "Servers that do not speak it are detected from h2load's report (no h2 negotiated, or nothing succeeded) and marked n/a.",
-		metrics: []metric{{"rps", "req/s", 0}, {"failed", "failed", 0}}}
+		note: "Servers that do not speak it are detected from h2load's report (no h2 negotiated, or nothing succeeded) and marked n/a. " +
+			"Server CPU per request: the server's utime+stime (/proc/PID/stat) over the measured run ÷ requests that succeeded.",
+		metrics: []metric{{"rps", "req/s", 0}, {"srv_us", "server µs CPU/req", 2}, {"failed", "failed", 0}}}
 	scheme, ph := "http", plainPH
 	if overTLS {
 		w.name, w.title, w.tls = "h2", "HTTP/2 over TLS (ALPN h2), 16 connections × 10 streams", true
@@ -43,12 +44,17 @@ func h2Workload(overTLS bool) workload {
 		} else if !res.SpokeH2() {
 			return outcome{na: noH2Reason(res)}
 		}
+		c0, cerr := cpuSeconds(s.pid)
 		r := runTool(e.ctx, 5*time.Minute, e.logPath, "h2load", h2loadArgs(e.o.h2N, url)...)
+		c1, cerr1 := cpuSeconds(s.pid)
 		res, err := parse.ParseH2load(r.combined())
 		if err != nil {
 			return outcome{err: err}
 		}
 		o := outcome{values: map[string]float64{"rps": res.RequestsPerSec, "failed": float64(res.Failed + res.Errored + res.Timeout)}}
+		if res.Succeeded > 0 && cerr == nil && cerr1 == nil {
+			o.values["srv_us"] = (c1 - c0) * 1e6 / float64(res.Succeeded)
+		}
 		if res.Succeeded < res.Total {
 			o.note = fmt.Sprintf("%d of %d succeeded", res.Succeeded, res.Total)
 		}
