@@ -55,7 +55,8 @@ func TestGet(t *testing.T) {
 	var hr http1.Request
 	r.FillHTTP1(&hr)
 	if hr.Method != "GET" || hr.Path != "/hello" || hr.RawQuery != "x=1" || hr.Host != "example.com" ||
-		hr.ContentLength != 0 || hr.Header("User-Agent") != "test" || len(hr.Headers) != 3 || hr.ProtoMajor != 2 {
+		hr.ContentLength != 0 || hr.Header("User-Agent") != "test" || len(hr.Headers) != 2 || hr.ProtoMajor != 2 ||
+		hr.Header("Cookie") != "a=1; b=2" {
 		t.Fatalf("request %+v", hr)
 	}
 	p.respond(1, 200, "hi there")
