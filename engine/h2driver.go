@@ -4,6 +4,7 @@ package engine
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gwist/gwist/http1"
@@ -105,7 +106,7 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 		ex.tlsc = c.tls // for Exchange.TLS
 	}
 	ev.Request.FillHTTP1(&ex.Request)
-	s := &h2Stream{d: d, id: ev.Stream, ex: ex, room: make(chan struct{}, 1)}
+	s := &h2Stream{d: d, id: ev.Stream, ex: ex, room: make(chan struct{}, 1), declared: -1}
 	ex.resp = s
 	s.bodyAt = c.srv.now()
 	d.streams[s.id] = s
@@ -316,10 +317,21 @@ func (d *h2Driver) close() {
 }
 
 // responseFields are the head of ex's response for HTTP/2: the handler's
-// fields, then content-length (when known), date and server.
+// fields, then content-length, date and server. contentLength >= 0 is the
+// length of a body known whole: it replaces a Content-Length the handler
+// set, which may not match (a handler that set one and then failed; RFC
+// 9113 section 8.1.1 requires it to equal the DATA sent). -1 leaves the
+// handler's, whose streamed body the stream then holds to it.
 func responseFields(ex *Exchange, contentLength int64, server string) []http1.HeaderField {
-	f := append([]http1.HeaderField(nil), ex.Header.Fields()...)
-	if contentLength >= 0 && ex.Header.Get("Content-Length") == "" {
+	hf := ex.Header.Fields()
+	f := make([]http1.HeaderField, 0, len(hf)+3)
+	for _, h := range hf {
+		if contentLength >= 0 && strings.EqualFold(h.Name, "Content-Length") {
+			continue
+		}
+		f = append(f, h)
+	}
+	if contentLength >= 0 {
 		f = append(f, http1.HeaderField{Name: "content-length", Value: strconv.FormatInt(contentLength, 10)})
 	}
 	f = append(f, http1.HeaderField{Name: "date", Value: string(http1.Date.Append(nil))})

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gwist/gwist/http1"
@@ -30,6 +32,11 @@ type h2Stream struct {
 	// flushed: the handler flushed, the response streams (handler side
 	// only).
 	flushed bool
+	// declared is the Content-Length the handler set on a streamed
+	// response (-1: none), wrote the body bytes handed over since (handler
+	// side only): a body that does not match it is cut (RST_STREAM), never
+	// ended.
+	declared, wrote int64
 	// b is the batch of the worker that runs the handler; nil while it
 	// waits, inline, and once freed.
 	b *batch
@@ -172,6 +179,14 @@ func (s *h2Stream) sendBody(ex *Exchange) error {
 	if !s.out.head && !s.out.done && s.out.fields == nil {
 		s.setHead(ex, -1)
 	}
+	if s.declared >= 0 && s.wrote+int64(len(ex.Body)) > s.declared {
+		s.d.c.srv.logStream(ex, "handler wrote more than its Content-Length "+strconv.FormatInt(s.declared, 10)+"; resetting the stream")
+		ex.Body = ex.Body[:0]
+		s.out.abort, s.err = true, ErrBodyLength
+		s.mu.Unlock()
+		return ErrBodyLength
+	}
+	s.wrote += int64(len(ex.Body))
 	s.out.body = append(s.out.body, ex.Body...)
 	ex.Body = ex.Body[:0]
 	s.schedule()
@@ -206,6 +221,28 @@ func (s *h2Stream) setHead(ex *Exchange, length int64) {
 	}
 	s.out.head, s.out.status = true, status
 	s.out.fields = responseFields(ex, length, s.d.c.config().ServerName)
+	s.declared = -1
+	if length < 0 && ex.Request.Method != "HEAD" && bodyAllowed(status) {
+		if v := ex.Header.Get("Content-Length"); v != "" {
+			if n, ok := http1.ParseContentLength(v); ok {
+				s.declared = n
+			} else {
+				s.d.c.srv.logStream(ex, "dropping an invalid Content-Length set by the handler: "+strconv.Quote(v))
+				s.out.fields = dropField(s.out.fields, "Content-Length")
+			}
+		}
+	}
+}
+
+// dropField returns fields without those named name (any case).
+func dropField(fields []http1.HeaderField, name string) []http1.HeaderField {
+	out := fields[:0]
+	for _, f := range fields {
+		if !strings.EqualFold(f.Name, name) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // handlerDone hands over the rest of the response when the handler has
@@ -224,6 +261,14 @@ func (s *h2Stream) handlerDone(ex *Exchange) {
 	}
 	if s.out.fields == nil {
 		s.setHead(ex, int64(len(ex.Body)))
+	} else if s.declared >= 0 && s.wrote+int64(len(ex.Body)) != s.declared {
+		// A streamed body short of (or past) its Content-Length: cut, so
+		// that it never looks complete.
+		s.d.c.srv.logStream(ex, "handler wrote "+strconv.FormatInt(s.wrote+int64(len(ex.Body)), 10)+" of its Content-Length "+
+			strconv.FormatInt(s.declared, 10)+"; resetting the stream")
+		s.out.abort, s.out.done = true, true
+		s.mu.Unlock()
+		return
 	}
 	if len(s.out.body) == 0 && cap(ex.Body) > maxPooledBody {
 		// The pool would drop a buffer this large: hand it over as it is.
