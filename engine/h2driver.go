@@ -117,6 +117,11 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 		d.dispatch(s) // an extended CONNECT: its stream stays open (wsh2.go)
 		return
 	}
+	if ev.Request.Method == "CONNECT" {
+		ex.refused, ex.refusedErr = 501, errH2Connect // answered now: the stream never ends
+		d.dispatch(s)
+		return
+	}
 	cfg := c.config()
 	limit := cfg.Limits.MaxBody()
 	if !ev.EndStream && cfg.StreamBody != nil {

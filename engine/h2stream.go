@@ -18,6 +18,16 @@ import (
 // the limit (Exchange.Refused).
 var errH2BodyTooLarge = errors.New("gwist: request body over the limit")
 
+// errH2Connect refuses a plain CONNECT (RFC 9113 section 8.5): gwist runs
+// no tunnels, and answers 501 at once, as on HTTP/1.1, without waiting for
+// an END_STREAM the client never sends.
+var errH2Connect = errors.New("gwist: CONNECT is not supported")
+
+// errTunnel: a handler began to stream (or detach) a 2xx answer to an
+// extended CONNECT without accepting a WebSocket; to the client a 2xx
+// opens the tunnel (RFC 8441 section 5), so nothing is sent.
+var errTunnel = errors.New("gwist: a 2xx answer to an extended CONNECT opens a tunnel: only a WebSocket upgrade may send one")
+
 // h2Stream is one HTTP/2 request and its response. The handler's side
 // (worker, or the loop when Inline) hands the response over through out,
 // under mu: the head once, body bytes as they are flushed, and the end. The
@@ -142,6 +152,9 @@ func (s *h2Stream) sendFile(*Exchange, *os.File, int64, int64) error { return Er
 // stream lives as long as its client listens) and hands over what was
 // written.
 func (s *h2Stream) flush(ex *Exchange) error {
+	if s.protocol != "" && s.wsUp == nil && !s.flushed && (ex.Status == 0 || ex.Status/100 == 2) {
+		return errTunnel
+	}
 	if !s.flushed {
 		s.flushed = true
 		s.d.c.config().Workers.leaveBound(s.b)
