@@ -136,9 +136,30 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 	if limit > 0 && ex.Request.ContentLength > limit {
 		ex.refused = 413
 	}
+	if !ev.EndStream && ex.refused == 0 && expectsContinue(&ex.Request) {
+		// RFC 9110 section 10.1.1: the client waits for 100 before it sends
+		// the body. A streamed body gets it when its handler first reads
+		// (h2body.go bodyWanted); a buffered one is read by the engine, now.
+		ex.Request.Expect100 = true
+		if s.body != nil {
+			s.body.cont = true
+		} else if d.h2.WriteHeaders(s.id, 100, nil, false) != nil {
+			return
+		}
+	}
 	if ev.EndStream || ex.refused != 0 || s.body != nil {
 		d.dispatch(s)
 	}
+}
+
+// expectsContinue: the request carries "expect: 100-continue".
+func expectsContinue(req *http1.Request) bool {
+	for _, f := range req.Headers {
+		if f.Name == "expect" && strings.EqualFold(f.Value, "100-continue") {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *h2Driver) onData(ev http2.Event) {

@@ -234,6 +234,7 @@ func (s *h2Stream) setHead(ex *Exchange, length int64) {
 	}
 	s.out.head, s.out.status = true, status
 	s.out.fields = responseFields(ex, length, s.d.c.config().ServerName)
+	ex.headSent() // no interim 100 after this (h2body.go)
 	s.declared = -1
 	if length < 0 && ex.Request.Method != "HEAD" && bodyAllowed(status) {
 		if v := ex.Header.Get("Content-Length"); v != "" {
