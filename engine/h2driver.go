@@ -28,6 +28,11 @@ type h2Driver struct {
 	// in arrival order (h2share.go).
 	running int
 	waiting []*h2Stream
+	// refillArmed: a refill timer runs; refillDelay is its next delay
+	// (h2refill.go).
+	refillArmed bool
+	refillDelay time.Duration
+	refillMark  int // below() when the timer was armed
 }
 
 // newH2Driver starts HTTP/2 on c. Loop only.
@@ -248,12 +253,41 @@ func (d *h2Driver) start(s *h2Stream) {
 	d.running++
 }
 
+// h2OutboundTarget bounds the response DATA an HTTP/2 connection leaves
+// queued below its scheduler: in gnet's outbound buffer and in the
+// kernel's send queue (Linux). What is queued there is out of the
+// scheduler's hands, and a small response framed now goes out behind all
+// of it: with 8 downloads on a connection, megabytes of them in the send
+// queue held a small response back for hundreds of milliseconds. The
+// peer's WINDOW_UPDATEs (and the handlers' writes) bring the loop back to
+// refill it before it drains.
+const h2OutboundTarget = 256 << 10
+
+// outboundRoom is how many more bytes output may frame now. The send
+// queue is asked (a system call) only while DATA waits: control frames and
+// HEADERS always go at once.
+func (d *h2Driver) outboundRoom() int {
+	c := d.c
+	room := c.config().MaxOutboundBytes - c.gc.OutboundBuffered() - len(c.out)
+	if room > 0 && d.h2.QueuedData() > 0 {
+		room = min(room, h2OutboundTarget-c.gc.OutboundBuffered()-len(c.out))
+		if q := sendQueued(c.fd); q > 0 {
+			room -= q
+		}
+	}
+	return room
+}
+
 // output moves what the connection has to send to the connection's output,
-// within what gnet may still buffer for it.
+// within what gnet may still buffer for it (h2OutboundTarget).
 func (d *h2Driver) output() {
 	c := d.c
 	for !c.closed {
-		room := c.config().MaxOutboundBytes - c.gc.OutboundBuffered() - len(c.out)
+		room := d.outboundRoom()
+		if room <= 0 && d.h2.Pending() {
+			c.out = d.h2.OutputControl(c.out) // heads and control frames never wait
+			d.armRefill()                     // the socket drains without telling: look again soon
+		}
 		if room <= 0 || !d.h2.Pending() {
 			break
 		}
@@ -281,7 +315,7 @@ func (d *h2Driver) endCallback() {}
 // writable: after the callback's output, and at every sweep: gnet may
 // have drained what held output back.
 func (d *h2Driver) writable() {
-	if d.h2.Pending() && len(d.c.out) == 0 && d.c.gc.OutboundBuffered() < d.c.config().MaxOutboundBytes/2 {
+	if d.h2.Pending() && len(d.c.out) == 0 && d.outboundRoom() > 0 {
 		d.output()
 		if len(d.c.out) > 0 {
 			d.c.writeWire(d.c.out)

@@ -30,6 +30,13 @@ func (c *Conn) Output(dst []byte, max int) []byte {
 	return dst
 }
 
+// OutputControl appends only the control frames and HEADERS queued (what
+// Output sends first), for when DATA must wait: a response's head is not
+// held back behind other streams' bodies.
+func (c *Conn) OutputControl(dst []byte) []byte {
+	return c.outputControl(dst, len(dst), int(^uint(0)>>1))
+}
+
 // outputControl moves whole control frames to dst while under max.
 func (c *Conn) outputControl(dst []byte, start, max int) []byte {
 	off := 0
