@@ -285,8 +285,9 @@ func (d *h2Driver) output() {
 	for !c.closed {
 		room := d.outboundRoom()
 		if room <= 0 && d.h2.Pending() {
-			c.out = d.h2.OutputControl(c.out) // heads and control frames never wait
-			d.armRefill()                     // the socket drains without telling: look again soon
+			c.out = d.h2.OutputSmall(c.out) // heads, control frames and small bodies never wait
+			d.events()                      // EventWritable for what it made room for
+			d.armRefill()                   // the socket drains without telling: look again soon
 		}
 		if room <= 0 || !d.h2.Pending() {
 			break
