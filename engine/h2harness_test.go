@@ -81,7 +81,7 @@ func (p *h2peer) frames() []xh2.Frame {
 // A peer that does not acknowledge the server's SETTINGS gets GOAWAY
 // SETTINGS_TIMEOUT after 5 s, and the connection closes.
 func TestHTTP2SettingsTimeout(t *testing.T) {
-	h := newHarness(t, Config{Inline: true, HTTP2: true}, hello)
+	h := newHarness(t, Config{Inline: true, H2C: true}, hello)
 	p := h.dialH2(false)
 	p.frames()
 	h.advance(http2.DefaultSettingsTimeout - tickInterval)
@@ -120,7 +120,7 @@ func TestHTTP2SettingsTimeout(t *testing.T) {
 // later (apart from the response: curl 7.88 drops a response whose reset
 // comes in the same read); before, nothing.
 func TestHTTP2BodyReadTimeoutOnTheClock(t *testing.T) {
-	h := newHarness(t, Config{Inline: true, HTTP2: true}, hello)
+	h := newHarness(t, Config{Inline: true, H2C: true}, hello)
 	p := h.dialH2(true)
 	p.post(1, "/", 100, "abc")
 	p.frames()
