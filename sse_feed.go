@@ -16,9 +16,10 @@ var (
 	ErrSlowClient = errors.New("gwist: the client is too far behind; nothing was queued")
 	// ErrFeedClosed: the feed was closed (Close, or a Shutdown began).
 	ErrFeedClosed = errors.New("gwist: the response has ended")
-	// ErrCannotDetach: SSEFeed on a HEAD request, a response with a
-	// Content-Length, or a request pipelined in front of others.
-	ErrCannotDetach = errors.New("gwist: the response cannot outlive its handler (a HEAD request, a Content-Length, or a request pipelined in front of others)")
+	// ErrCannotDetach: SSEFeed on a response with a Content-Length, or a
+	// request pipelined in front of others. (A HEAD request gets the
+	// stream's head and an ended feed.)
+	ErrCannotDetach = errors.New("gwist: the response cannot outlive its handler (a Content-Length, or a request pipelined in front of others)")
 	// ErrFeedNeedsLoop: SSEFeed under App.ServeHTTP with a ResponseWriter
 	// that cannot flush (a feed must send each event at once).
 	ErrFeedNeedsLoop = errors.New("gwist: SSEFeed needs gwist's own listener or a ResponseWriter that can flush")
