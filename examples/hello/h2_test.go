@@ -16,8 +16,8 @@ import (
 	"github.com/gwist/gwist/internal/h2spectest"
 )
 
-// h2spec in strict mode against the example with -http2: every case
-// passes, over TLS and over h2c.
+// h2spec in strict mode against the example with -http2 (the default):
+// every case passes, over TLS and over h2c.
 func TestH2specHello(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
