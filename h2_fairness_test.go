@@ -51,6 +51,12 @@ func TestHTTP2SmallResponseBesideDownloads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
+	if raceEnabled {
+		// Under the race detector, on a shared 2-core machine, TLS
+		// downloads crawl and every latency is stretched: this measures
+		// nothing there. Run it without -race.
+		t.Skip("a latency measure: run without -race")
+	}
 	for name, tc := range h2Endpoints(t, fairnessApp) {
 		t.Run(name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -99,10 +105,7 @@ func TestHTTP2SmallResponseBesideDownloads(t *testing.T) {
 			slices.Sort(took)
 			median := took[len(took)/2]
 			t.Logf("small GET beside 8 downloads: median %v, min %v, max %v", median, took[0], took[len(took)-1])
-			// The race detector (on a shared 2-core machine) slows the
-			// client and the server several times over: latency is then
-			// only logged.
-			if median > 50*time.Millisecond && !raceEnabled {
+			if median > 50*time.Millisecond {
 				t.Errorf("median %v > 50ms (all: %v)", median, took)
 			}
 
@@ -128,7 +131,7 @@ func TestHTTP2SmallResponseBesideDownloads(t *testing.T) {
 				gaps = append(gaps, at[i].Sub(at[i-1]))
 			}
 			slices.Sort(gaps)
-			if g := gaps[len(gaps)/2]; g < 5*time.Millisecond && !raceEnabled {
+			if g := gaps[len(gaps)/2]; g < 5*time.Millisecond {
 				t.Errorf("events batched: median gap %v (gaps %v)", g, gaps)
 			}
 			_, _ = io.Copy(io.Discard, br)
