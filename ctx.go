@@ -29,6 +29,7 @@ type Ctx struct {
 	route      string
 	routeIndex int // the matched route's place in App.routes; -1 for none
 	responded  bool
+	upgraded   bool // WebSocket accepted the handshake
 	headerErr  error
 	form       *formState // parsed form (form.go)
 
@@ -53,7 +54,7 @@ func (c *Ctx) reset(a *App, ex *engine.Exchange) {
 	c.app, c.ex = a, ex
 	c.params = c.params[:0]
 	c.route, c.routeIndex = "", -1
-	c.responded = false
+	c.responded, c.upgraded = false, false
 	c.headerErr = nil
 	c.releaseForm()
 	c.bodyBuf.Reset(nil) // do not pin the previous request's body

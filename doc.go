@@ -34,7 +34,9 @@
 //
 // Start and Listen serve plaintext, StartTLS and ListenTLS HTTPS,
 // StartAutoTLS and ListenAutoTLS HTTPS with ACME certificates; each takes
-// ListenOptions (ReusePort, ProxyProtocol). WithHTTP2 adds h2 and h2c.
+// ListenOptions (ReusePort, ProxyProtocol). TLS listeners speak h2 too
+// (ALPN), unless WithHTTP2(false); WithHTTP2(true) adds h2c on plaintext
+// ones; WithHTTP2Limits sets HTTP/2's limits.
 // Shutdown drains. The App is also an http.Handler (ServeHTTP), so
 // net/http/httptest tests it, and WrapHandler and WrapMiddleware mount
 // net/http code on its routes.

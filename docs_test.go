@@ -22,6 +22,7 @@ import (
 
 	"github.com/gwist/gwist/engine"
 	"github.com/gwist/gwist/http1"
+	"github.com/gwist/gwist/http2"
 	"github.com/gwist/gwist/tlsstate"
 )
 
@@ -80,6 +81,26 @@ func wsConfigDefaults() map[string][]int64 {
 	}
 }
 
+// http2LimitsDefaults are HTTP2Limits' defaults, the http2 package's.
+func http2LimitsDefaults() map[string][]int64 {
+	return map[string][]int64{
+		"MaxConcurrentStreams": {http2.DefaultMaxConcurrentStreams},
+		"StreamWindow":         {http2.DefaultStreamWindow},
+		"ConnWindow":           {http2.DefaultConnWindow},
+		"MaxFrameSize":         {http2.DefaultMaxFrameSize},
+		"MaxHeaderListSize":    {http2.DefaultMaxHeaderListSize},
+		"MaxResetScore":        {http2.DefaultMaxResetScore},
+		"MaxControlQueued":     {http2.DefaultMaxControlQueued},
+	}
+}
+
+// structSections are the sections of docs/options.md whose rows are the
+// fields of the struct type of the same name, with their defaults.
+var structSections = map[string]func() map[string][]int64{
+	"WSConfig":    wsConfigDefaults,
+	"HTTP2Limits": http2LimitsDefaults,
+}
+
 // docRow is one row of an options table: the names in its first cell and
 // its default cell.
 type docRow struct {
@@ -93,16 +114,16 @@ var (
 	quantity   = regexp.MustCompile(`(?:^|[^\w.])(\d[\d,]*(?:\.\d+)?)\s*(KiB|MiB|GiB|ms|µs|s\b)?`)
 )
 
-// parseOptionsDoc returns the option rows and the WSConfig field rows of
-// docs/options.md, failing on a row that names nothing or a name given
-// twice.
-func parseOptionsDoc(t *testing.T) (options, fields map[string]docRow) {
+// parseOptionsDoc returns the option rows and the field rows of each
+// struct section (structSections) of docs/options.md, failing on a row
+// that names nothing or a name given twice.
+func parseOptionsDoc(t *testing.T) (options map[string]docRow, fields map[string]map[string]docRow) {
 	t.Helper()
 	b, err := os.ReadFile("docs/options.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	options, fields = map[string]docRow{}, map[string]docRow{}
+	options, fields = map[string]docRow{}, map[string]map[string]docRow{}
 	lines := strings.Split(string(b), "\n")
 	section := ""
 	for i, l := range lines {
@@ -123,8 +144,11 @@ func parseOptionsDoc(t *testing.T) (options, fields map[string]docRow) {
 		}
 		row := docRow{section: section, def: strings.TrimSpace(cells[1]), line: i + 1}
 		into, re := options, optionName
-		if section == "WSConfig" {
-			into, re = fields, fieldName
+		if structSections[section] != nil {
+			if fields[section] == nil {
+				fields[section] = map[string]docRow{}
+			}
+			into, re = fields[section], fieldName
 		}
 		ms := re.FindAllStringSubmatch(cells[0], -1)
 		if len(ms) == 0 {
@@ -295,19 +319,21 @@ func TestOptionsReference(t *testing.T) {
 			t.Errorf("docs/options.md:%d: %s is not an option of the code", row.line, n)
 		}
 	}
-	ws := structFields(t, ".", "WSConfig")
-	for _, n := range ws {
-		if _, ok := fields[n]; !ok {
-			t.Errorf("WSConfig.%s has no row in docs/options.md's WSConfig table", n)
+	for typ, defaults := range structSections {
+		names := structFields(t, ".", typ)
+		for _, n := range names {
+			if _, ok := fields[typ][n]; !ok {
+				t.Errorf("%s.%s has no row in docs/options.md's %s table", typ, n, typ)
+			}
 		}
-	}
-	for n, row := range fields {
-		if !slices.Contains(ws, n) {
-			t.Errorf("docs/options.md:%d: WSConfig has no field %s", row.line, n)
+		for n, row := range fields[typ] {
+			if !slices.Contains(names, n) {
+				t.Errorf("docs/options.md:%d: %s has no field %s", row.line, typ, n)
+			}
 		}
+		checkDefaults(t, fields[typ], defaults())
 	}
 	checkDefaults(t, options, optionDefaults())
-	checkDefaults(t, fields, wsConfigDefaults())
 }
 
 // markdownFiles are the documents whose links and names are checked.

@@ -25,7 +25,11 @@ type h2Raw struct {
 	encBuf bytes.Buffer
 
 	mu      sync.Mutex
-	status  map[uint32]string // :status of each stream's response
+	status  map[uint32]string              // :status of each stream's response
+	heads   map[uint32][]string            // every :status of each stream, 1xx included
+	fields  map[uint32][]hpack.HeaderField // the last HEADERS' regular fields
+	data    map[uint32]int                 // DATA bytes received per stream
+	ended   map[uint32]bool                // END_STREAM received
 	rst     map[uint32]xh2.ErrCode
 	goAway  *xh2.ErrCode
 	closed  bool
@@ -41,7 +45,8 @@ func dialH2Raw(t *testing.T, addr string, ack bool) *h2Raw {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	c := &h2Raw{t: t, conn: conn, status: map[uint32]string{}, rst: map[uint32]xh2.ErrCode{}, changed: make(chan struct{})}
+	c := &h2Raw{t: t, conn: conn, status: map[uint32]string{}, heads: map[uint32][]string{},
+		fields: map[uint32][]hpack.HeaderField{}, data: map[uint32]int{}, ended: map[uint32]bool{}, rst: map[uint32]xh2.ErrCode{}, changed: make(chan struct{})}
 	c.fr = xh2.NewFramer(conn, conn)
 	c.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	c.enc = hpack.NewEncoder(&c.encBuf)
@@ -69,6 +74,16 @@ func (c *h2Raw) readLoop(ack bool) {
 		case *xh2.MetaHeadersFrame:
 			if s := f.PseudoValue("status"); s != "" {
 				c.status[f.StreamID] = s
+				c.heads[f.StreamID] = append(c.heads[f.StreamID], s)
+			}
+			c.fields[f.StreamID] = f.RegularFields()
+			if f.StreamEnded() {
+				c.ended[f.StreamID] = true
+			}
+		case *xh2.DataFrame:
+			c.data[f.StreamID] += len(f.Data())
+			if f.StreamEnded() {
+				c.ended[f.StreamID] = true
 			}
 		case *xh2.RSTStreamFrame:
 			c.rst[f.StreamID] = f.ErrCode
@@ -107,6 +122,18 @@ func (c *h2Raw) postPartial(id uint32, path string, length int, first []byte) {
 			return err
 		}
 		return c.fr.WriteData(id, false, first)
+	})
+}
+
+// request opens stream id with the fields given as name, value pairs
+// (pseudo-fields first), ending the stream with them when end.
+func (c *h2Raw) request(id uint32, end bool, fields ...string) {
+	c.write(func() error {
+		c.encBuf.Reset()
+		for i := 0; i+1 < len(fields); i += 2 {
+			_ = c.enc.WriteField(hpack.HeaderField{Name: fields[i], Value: fields[i+1]})
+		}
+		return c.fr.WriteHeaders(xh2.HeadersFrameParam{StreamID: id, BlockFragment: c.encBuf.Bytes(), EndHeaders: true, EndStream: end})
 	})
 }
 

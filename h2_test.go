@@ -143,14 +143,22 @@ func TestHTTP2GoClient(t *testing.T) {
 	}
 }
 
-// Without WithHTTP2 nothing changes: ALPN offers http/1.1 only and the h2c
-// preface is not taken.
+// By default TLS listeners speak h2 (as net/http) and plaintext ones do
+// not take the h2c preface; with WithHTTP2(false) ALPN offers http/1.1
+// only.
 func TestHTTP2Off(t *testing.T) {
-	app := gwist.New(gwist.WithLogger(discardLogger()))
-	app.GET("/", func(c *gwist.Ctx) error { return c.String(200, c.Protocol()) })
-	resp, body := get(t, h2TLSClient(t), "https://"+startTLS(t, app, serverTLSConfig(t))+"/")
-	if resp.ProtoMajor != 1 || body != "HTTP/1.1" {
-		t.Fatalf("%s %q", resp.Proto, body)
+	for _, off := range []bool{false, true} {
+		opts := []gwist.Option{gwist.WithLogger(discardLogger())}
+		want := "HTTP/2.0"
+		if off {
+			opts, want = append(opts, gwist.WithHTTP2(false)), "HTTP/1.1"
+		}
+		app := gwist.New(opts...)
+		app.GET("/", func(c *gwist.Ctx) error { return c.String(200, c.Protocol()) })
+		resp, body := get(t, h2TLSClient(t), "https://"+startTLS(t, app, serverTLSConfig(t))+"/")
+		if resp.Proto != want || body != want {
+			t.Fatalf("WithHTTP2(false) %v: %s %q", off, resp.Proto, body)
+		}
 	}
 	app2 := gwist.New(gwist.WithLogger(discardLogger()))
 	app2.GET("/", func(c *gwist.Ctx) error { return c.String(200, c.Protocol()) })

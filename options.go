@@ -27,7 +27,9 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{redirectTrailingSlash: true}
+	c := config{redirectTrailingSlash: true}
+	c.engine.HTTP2 = true // h2 on TLS listeners; h2c only with WithHTTP2(true)
+	return c
 }
 
 // WithInline runs handlers on the event loop instead of the worker pool.
@@ -279,13 +281,17 @@ func WithMaxParkedHandshakes(n int) Option {
 	}
 }
 
-// WithHTTP2 turns HTTP/2 on (off by default while it matures): h2 through
-// ALPN on TLS listeners (offered first when your NextProtos is empty, kept
-// when you list it), and h2c on plaintext listeners: by prior knowledge (a
-// connection that opens with the HTTP/2 client preface) and by
-// `Upgrade: h2c` on a request without a body. Handlers do not
-// change: Ctx.Protocol says which one a request came on.
-func WithHTTP2(on bool) Option { return func(c *config) { c.engine.HTTP2 = on } }
+// WithHTTP2 says whether HTTP/2 is served. By default it is on TLS
+// listeners only, as net/http does: h2 through ALPN, offered first when
+// your NextProtos is empty (kept when you list it). WithHTTP2(true) adds
+// h2c on plaintext listeners: by prior knowledge (a connection that opens
+// with the HTTP/2 client preface) and by `Upgrade: h2c` on a request
+// without a body. WithHTTP2(false) turns HTTP/2 off everywhere (ALPN then
+// offers http/1.1 alone). Handlers do not change: Ctx.Protocol says which
+// one a request came on. HTTP/2's limits are WithHTTP2Limits'.
+func WithHTTP2(on bool) Option {
+	return func(c *config) { c.engine.HTTP2, c.engine.H2C = on, on }
+}
 
 // WithDrainDelay makes Shutdown wait d between turning readiness off
 // (Readyz answers 503) and closing the listeners, serving as usual

@@ -66,6 +66,9 @@ func (a *App) dispatch(c *Ctx) error {
 	switch res.Status {
 	case router.Found:
 		c.route, c.routeIndex = res.Pattern, res.Handler.index
+		if method != req.Method {
+			return a.serveTunnel(c, res.Handler.chain)
+		}
 		return res.Handler.chain(c)
 	case router.MethodNotAllowed:
 		c.SetHeader("Allow", a.router.Allowed(req.Path))
@@ -86,6 +89,31 @@ func (a *App) dispatch(c *Ctx) error {
 		return a.notFound(c)
 	}
 	return c.routerAnswer(http.StatusNotFound)
+}
+
+// serveTunnel runs the GET route an extended CONNECT (RFC 8441) found. A
+// 2xx answer to it opens a tunnel (RFC 8441 section 5): unless the handler
+// accepted a WebSocket (Ctx.WebSocket), a 2xx becomes 405 with the route's
+// Allow (the resource does not take CONNECT), as net/http's ServeMux
+// answers a CONNECT to a GET route. A 2xx that began to stream is refused
+// by the engine before anything is sent: its Flush fails, and the error
+// handler answers that error.
+func (a *App) serveTunnel(c *Ctx, chain HandlerFunc) error {
+	err := chain(c)
+	if c.upgraded {
+		return err
+	}
+	if st := c.ex.Status; st != 0 && (st < 200 || st > 299) {
+		return err // an error status (or a 1xx): the tunnel stays shut
+	}
+	if !c.ResetResponse() {
+		return err
+	}
+	if err != nil {
+		return err // the error handler answers afresh
+	}
+	c.SetHeader("Allow", a.router.Allowed(c.ex.Request.Path))
+	return c.routerAnswer(http.StatusMethodNotAllowed)
 }
 
 // routerAnswer has the error handler answer one of the router's own

@@ -2,6 +2,7 @@ package gwist
 
 import (
 	"errors"
+	"net/http"
 	"sync"
 
 	"github.com/gwist/gwist/engine"
@@ -15,9 +16,10 @@ var (
 	ErrSlowClient = errors.New("gwist: the client is too far behind; nothing was queued")
 	// ErrFeedClosed: the feed was closed (Close, or a Shutdown began).
 	ErrFeedClosed = errors.New("gwist: the response has ended")
-	// ErrCannotDetach: SSEFeed on a HEAD request, a response with a
-	// Content-Length, or a request pipelined in front of others.
-	ErrCannotDetach = errors.New("gwist: the response cannot outlive its handler (a HEAD request, a Content-Length, or a request pipelined in front of others)")
+	// ErrCannotDetach: SSEFeed on a response with a Content-Length, or a
+	// request pipelined in front of others. (A HEAD request gets the
+	// stream's head and an ended feed.)
+	ErrCannotDetach = errors.New("gwist: the response cannot outlive its handler (a Content-Length, or a request pipelined in front of others)")
 	// ErrFeedNeedsLoop: SSEFeed under App.ServeHTTP with a ResponseWriter
 	// that cannot flush (a feed must send each event at once).
 	ErrFeedNeedsLoop = errors.New("gwist: SSEFeed needs gwist's own listener or a ResponseWriter that can flush")
@@ -54,8 +56,13 @@ type SSEFeed struct {
 // ErrInlineStreaming on an app running handlers on the event loop and with
 // ErrCannotDetach where the response cannot outlive its handler, and with
 // ErrFeedNeedsLoop under App.ServeHTTP with a ResponseWriter that cannot
-// flush; the response is then left as it was.
+// flush; the response is then left as it was. A HEAD request gets the
+// stream's head without a body and a feed that has ended (Send fails with
+// ErrFeedClosed).
 func (c *Ctx) SSEFeed() (*SSEFeed, error) {
+	if c.ex.Request.Method == http.MethodHead {
+		return c.headFeed()
+	}
 	if c.ex.HasSink() {
 		return c.sinkFeed()
 	}
@@ -71,6 +78,20 @@ func (c *Ctx) SSEFeed() (*SSEFeed, error) {
 	}
 	c.responded = true
 	return &SSEFeed{d: d}, nil
+}
+
+// headFeed answers a HEAD request to an event stream: the head a GET
+// gets (status, Content-Type, Cache-Control, no Content-Length), no body,
+// and a feed that has ended already (Send fails with ErrFeedClosed), so
+// that whatever feeds it stops at once. net/http answers HEAD the same way.
+func (c *Ctx) headFeed() (*SSEFeed, error) {
+	if err := c.startEventStream(c.Flush); err != nil {
+		return nil, err
+	}
+	c.responded = true
+	sf := &sinkFeed{done: make(chan struct{})}
+	sf.end(ErrFeedClosed)
+	return &SSEFeed{s: sf}, nil
 }
 
 // Send queues one event. It fails with ErrSSEField for an ID or Event

@@ -258,7 +258,8 @@ func TestSSEFeedEndsOnShutdown(t *testing.T) {
 }
 
 // Where a feed cannot outlive its handler it says so and sends nothing:
-// an inline app, a HEAD request.
+// an inline app. A HEAD request gets the stream's head (200, no body,
+// as net/http answers it) and a feed that has ended.
 func TestSSEFeedRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -267,14 +268,20 @@ func TestSSEFeedRefused(t *testing.T) {
 		want   error
 	}{
 		{"inline", true, "GET", gwist.ErrInlineStreaming},
-		{"HEAD", false, "HEAD", gwist.ErrCannotDetach},
+		{"HEAD", false, "HEAD", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := make(chan error, 1)
 			app := gwist.New(gwist.WithInline(tc.inline))
 			app.Handle(tc.method, "/feed", func(c *gwist.Ctx) error {
-				_, err := c.SSEFeed()
+				feed, err := c.SSEFeed()
 				got <- err
+				if err == nil {
+					if err := feed.Send(gwist.SSEEvent{Data: "x"}); !errors.Is(err, gwist.ErrFeedClosed) {
+						t.Errorf("Send on a HEAD request's feed: %v", err)
+					}
+					return nil
+				}
 				return c.String(503, "no feed")
 			})
 			r := dialRaw(t, startApp(t, app))
@@ -285,6 +292,9 @@ func TestSSEFeedRefused(t *testing.T) {
 			}
 			if tc.method == "GET" && (resp.StatusCode != 503 || resp.Header.Get("Content-Type") == "text/event-stream") {
 				t.Fatalf("response after a refused feed: %d %v", resp.StatusCode, resp.Header)
+			}
+			if tc.method == "HEAD" && (resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream") {
+				t.Fatalf("HEAD: %d %v", resp.StatusCode, resp.Header)
 			}
 		})
 	}

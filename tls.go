@@ -60,12 +60,12 @@ func WithMaxHandshakes(n int) Option {
 // StartTLS serves HTTPS on addr with cfg in the background and returns the
 // bound address. cfg is honoured as given (Certificates, GetCertificate for
 // SNI or hot reload, session tickets, ClientAuth); MinVersion defaults to
-// TLS 1.2 and NextProtos to ["http/1.1"]. When CipherSuites is nil (in cfg
+// TLS 1.2 and NextProtos to ["h2", "http/1.1"]. When CipherSuites is nil (in cfg
 // or in a Config that GetConfigForClient returns), TLS 1.2 offers only
 // ECDHE suites with AES-GCM or ChaCha20-Poly1305 (forward secrecy and
 // AEAD; Go's own default adds CBC-SHA1 suites); a list you set is used as
 // is. NextProtos is limited to the protocols gwist serves (http/1.1, and
-// h2 with WithHTTP2, offered first when NextProtos is empty), so a client
+// h2 unless WithHTTP2(false), offered first when NextProtos is empty), so a client
 // is never promised one it will not get; "acme-tls/1", when listed, is
 // kept (after them): its TLS-ALPN-01 validations (RFC 8737) are answered
 // by the handshake's certificate alone, and the connection is then closed
@@ -106,7 +106,8 @@ var defaultCipherSuites = []uint16{
 	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
 }
 
-// The ALPN protocol names gwist serves: http/1.1, and h2 with WithHTTP2.
+// The ALPN protocol names gwist serves: http/1.1, and h2 unless
+// WithHTTP2(false).
 // NextProtos is filtered to them, so that a client is never told "h2" by a
 // server that would then answer it in HTTP/1.1.
 var (

@@ -5,12 +5,15 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/gwist/gwist"
 )
 
-// A user's NextProtos that offers h2 does not make gwist accept h2 and then
-// answer in HTTP/1.1: ALPN offers only what gwist speaks, so Go's client
-// (which asks for h2 first) gets HTTP/1.1 and its request works, directly
-// and through GetConfigForClient.
+// With HTTP/2 off (WithHTTP2(false)), a user's NextProtos that offers h2
+// does not make gwist accept h2 and then answer in HTTP/1.1: ALPN offers
+// only what gwist speaks, so Go's client (which asks for h2 first) gets
+// HTTP/1.1 and its request works, directly and through
+// GetConfigForClient.
 func TestTLSNextProtosOnlySpoken(t *testing.T) {
 	h2First := serverTLSConfig(t)
 	h2First.NextProtos = []string{"h2", "http/1.1"}
@@ -22,7 +25,7 @@ func TestTLSNextProtosOnlySpoken(t *testing.T) {
 		"GetConfigForClient": {GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) { return h2First, nil }},
 	} {
 		t.Run(name, func(t *testing.T) {
-			addr := startTLS(t, helloApp(), cfg)
+			addr := startTLS(t, helloApp(gwist.WithHTTP2(false)), cfg)
 			tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: getPKI(t).pool, ServerName: "localhost"},
 				ForceAttemptHTTP2: true}
 			defer tr.CloseIdleConnections()

@@ -85,8 +85,10 @@ func TestHTTPSSNIPicksCertificate(t *testing.T) {
 	}
 }
 
+// With WithHTTP2(false), ALPN answers a client that offers h2 first with
+// http/1.1 (TestHTTP2Off checks the default, h2).
 func TestHTTPSALPNOffersHTTP11(t *testing.T) {
-	app := helloApp()
+	app := helloApp(gwist.WithHTTP2(false))
 	addr := startTLS(t, app, serverTLSConfig(t))
 	conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "localhost",
 		NextProtos: []string{"h2", "http/1.1"}})

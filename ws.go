@@ -161,7 +161,7 @@ func (c *Ctx) WebSocket(h *WSHandler) error {
 	if !h2 {
 		c.ex.Status = http.StatusSwitchingProtocols // what middleware (logs, metrics, traces) see
 	}
-	c.responded = true
+	c.responded, c.upgraded = true, true
 	return nil
 }
 

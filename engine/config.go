@@ -119,10 +119,13 @@ type Config struct {
 	// engine stops reading the connection until the handler reads (default
 	// 128 KiB).
 	MaxBodyBuffered int
-	// HTTP2 turns HTTP/2 on: h2 through ALPN when the TLS listener offers
-	// it, and h2c by prior knowledge (a plaintext connection that opens
-	// with the client preface).
+	// HTTP2 turns HTTP/2 on TLS connections on: h2 when ALPN chose it
+	// (the TLS listener offers it).
 	HTTP2 bool
+	// H2C turns HTTP/2 on plaintext connections on: by prior knowledge (a
+	// connection that opens with the client preface) and by
+	// "Upgrade: h2c".
+	H2C bool
 	// ReusePort sets SO_REUSEPORT on the listener (off by default: a
 	// second server on the same address fails to bind).
 	ReusePort bool

@@ -20,7 +20,7 @@
 // hands plaintext to a driver: HTTP/1 (h1driver.go, with batch.go,
 // parsers.go, inbody.go, h1stream.go), HTTP/2 (h2driver.go, with
 // h2stream.go, h2share.go, h2body.go, h2bodytimer.go, h2detached.go,
-// h2upgrade.go), WebSocket (wsdriver.go, with wsconn.go, wsevents.go,
+// h2upgrade.go, h2refill.go), WebSocket (wsdriver.go, with wsconn.go, wsevents.go,
 // wsflood.go, wstransport.go, wsh2.go, wsupgrade.go, wshub.go), and the
 // small ones that come before them (proxy.go's PROXY header, shed.go).
 //

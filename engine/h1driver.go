@@ -75,7 +75,7 @@ func (d *h1Driver) serve() {
 		if len(buf) == 0 {
 			break
 		}
-		if !d.spoke && cfg.HTTP2 && c.tls == nil {
+		if !d.spoke && cfg.H2C && c.tls == nil {
 			// h2c by prior knowledge: the connection opens with the
 			// HTTP/2 client preface instead of a request.
 			match, more := http2.IsPreface(buf)
@@ -129,7 +129,7 @@ func (d *h1Driver) serve() {
 				c.stopReading()
 			}
 			if upgrade := ex.Request.Header("Upgrade"); upgrade != "" { // one look for h2c and WebSocket
-				if cfg.HTTP2 && c.tls == nil && !c.readingStopped() && d.head == nil && d.building == nil {
+				if cfg.H2C && c.tls == nil && !c.readingStopped() && d.head == nil && d.building == nil {
 					if settings, ok := wantsH2c(&ex.Request, upgrade); ok && d.upgradeH2c(ex, settings) {
 						return // the connection speaks HTTP/2 now (h2upgrade.go)
 					}

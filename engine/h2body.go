@@ -20,6 +20,10 @@ type h2body struct {
 	s   *h2Stream
 	p   *bodyPipe
 	max int64 // the route's limit; 0 none
+	// cont: the client sent "expect: 100-continue" and waits for the 100
+	// that the handler's first read sends (bodyWanted); no body read
+	// timer runs meanwhile. Loop only.
+	cont bool
 }
 
 // newH2Body makes s's request body stream to its handler, at most max
@@ -68,5 +72,21 @@ func (b *h2body) bodyTaken(n int) {
 	}
 }
 
-// bodyWanted: HTTP/2 sends no "100 Continue" yet.
-func (b *h2body) bodyWanted() {}
+// bodyWanted sends the interim 100 (a HEADERS with :status 100) that a
+// request with "expect: 100-continue" waits for, when its handler first
+// reads (RFC 9110 section 10.1.1), unless the response's head went out
+// first. Loop only.
+func (b *h2body) bodyWanted() {
+	s := b.s
+	if !b.cont {
+		return
+	}
+	b.cont = false
+	if s.sent != sentNothing || !b.p.takeInterim() {
+		return
+	}
+	if s.d.h2.WriteHeaders(s.id, 100, nil, false) == nil {
+		s.bodyAt = s.d.c.srv.now() // the body read timer starts now
+		s.d.output()
+	}
+}

@@ -44,7 +44,7 @@ func (s *h2Stream) awaitingBody() bool {
 	case s.sent == sentCut || s.protocol != "":
 		return false // a tunnel (WebSocket) has keepalives of its own
 	case s.body != nil:
-		return s.body.p.awaitingPeer()
+		return !s.body.cont && s.body.p.awaitingPeer() // nothing is awaited before the 100
 	}
 	return s.handler == h2Receiving
 }

@@ -19,7 +19,8 @@ func (s *h2Stream) detach(ex *Exchange, idleEvery time.Duration, idle []byte) (*
 	if status == 0 {
 		status = 200
 	}
-	if ex.Header.Get("Content-Length") != "" || ex.Request.Method == "HEAD" || !bodyAllowed(status) {
+	if ex.Header.Get("Content-Length") != "" || ex.Request.Method == "HEAD" || !bodyAllowed(status) ||
+		s.protocol != "" && status/100 == 2 { // a 2xx to an extended CONNECT opens a tunnel (errTunnel)
 		return nil, ErrDetach
 	}
 	c := s.d.c

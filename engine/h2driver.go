@@ -4,6 +4,7 @@ package engine
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gwist/gwist/http1"
@@ -29,6 +30,11 @@ type h2Driver struct {
 	waiting []*h2Stream
 	// ready: the streams whose handlers handed output over (h2ready.go).
 	ready h2Ready
+	// refillArmed: a refill timer runs; refillDelay is its next delay
+	// (h2refill.go).
+	refillArmed bool
+	refillDelay time.Duration
+	refillMark  int // below() when the timer was armed
 }
 
 // newH2Driver starts HTTP/2 on c. Loop only.
@@ -107,7 +113,7 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 		ex.tlsc = c.tls // for Exchange.TLS
 	}
 	ev.Request.FillHTTP1(&ex.Request)
-	s := &h2Stream{d: d, id: ev.Stream, ex: ex, room: make(chan struct{}, 1)}
+	s := &h2Stream{d: d, id: ev.Stream, ex: ex, room: make(chan struct{}, 1), declared: -1}
 	ex.resp = s
 	s.bodyAt = c.srv.now()
 	d.streams[s.id] = s
@@ -116,6 +122,11 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 	if s.protocol = ev.Request.Protocol; s.protocol != "" {
 		ex.protocol = s.protocol
 		d.dispatch(s) // an extended CONNECT: its stream stays open (wsh2.go)
+		return
+	}
+	if ev.Request.Method == "CONNECT" {
+		ex.refused, ex.refusedErr = 501, errH2Connect // answered now: the stream never ends
+		d.dispatch(s)
 		return
 	}
 	cfg := c.config()
@@ -132,9 +143,30 @@ func (d *h2Driver) onRequest(ev http2.Event) {
 	if limit > 0 && ex.Request.ContentLength > limit {
 		ex.refused = 413
 	}
+	if !ev.EndStream && ex.refused == 0 && expectsContinue(&ex.Request) {
+		// RFC 9110 section 10.1.1: the client waits for 100 before it sends
+		// the body. A streamed body gets it when its handler first reads
+		// (h2body.go bodyWanted); a buffered one is read by the engine, now.
+		ex.Request.Expect100 = true
+		if s.body != nil {
+			s.body.cont = true
+		} else if d.h2.WriteHeaders(s.id, 100, nil, false) != nil {
+			return
+		}
+	}
 	if ev.EndStream || ex.refused != 0 || s.body != nil {
 		d.dispatch(s)
 	}
+}
+
+// expectsContinue: the request carries "expect: 100-continue".
+func expectsContinue(req *http1.Request) bool {
+	for _, f := range req.Headers {
+		if f.Name == "expect" && strings.EqualFold(f.Value, "100-continue") {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *h2Driver) onData(ev http2.Event) {
@@ -223,12 +255,42 @@ func (d *h2Driver) start(s *h2Stream) {
 	d.running++
 }
 
+// h2OutboundTarget bounds the response DATA an HTTP/2 connection leaves
+// queued below its scheduler: in gnet's outbound buffer and in the
+// kernel's send queue (Linux). What is queued there is out of the
+// scheduler's hands, and a small response framed now goes out behind all
+// of it: with 8 downloads on a connection, megabytes of them in the send
+// queue held a small response back for hundreds of milliseconds. The
+// peer's WINDOW_UPDATEs (and the handlers' writes) bring the loop back to
+// refill it before it drains.
+const h2OutboundTarget = 256 << 10
+
+// outboundRoom is how many more bytes output may frame now. The send
+// queue is asked (a system call) only while DATA waits: control frames and
+// HEADERS always go at once.
+func (d *h2Driver) outboundRoom() int {
+	c := d.c
+	room := c.config().MaxOutboundBytes - c.gc.OutboundBuffered() - len(c.out)
+	if room > 0 && d.h2.QueuedData() > 0 {
+		room = min(room, h2OutboundTarget-c.gc.OutboundBuffered()-len(c.out))
+		if q := sendQueued(c.fd); q > 0 {
+			room -= q
+		}
+	}
+	return room
+}
+
 // output moves what the connection has to send to the connection's output,
-// within what gnet may still buffer for it.
+// within what gnet may still buffer for it (h2OutboundTarget).
 func (d *h2Driver) output() {
 	c := d.c
 	for !c.closed {
-		room := c.config().MaxOutboundBytes - c.gc.OutboundBuffered() - len(c.out)
+		room := d.outboundRoom()
+		if room <= 0 && d.h2.Pending() {
+			c.out = d.h2.OutputSmall(c.out) // heads, control frames and small bodies never wait
+			d.events()                      // EventWritable for what it made room for
+			d.armRefill()                   // the socket drains without telling: look again soon
+		}
 		if room <= 0 || !d.h2.Pending() {
 			break
 		}
@@ -257,7 +319,7 @@ func (d *h2Driver) endCallback() {}
 // writable: after the callback's output, and at every sweep: gnet may
 // have drained what held output back.
 func (d *h2Driver) writable() {
-	if d.h2.Pending() && len(d.c.out) == 0 && d.c.gc.OutboundBuffered() < d.c.config().MaxOutboundBytes/2 {
+	if d.h2.Pending() && len(d.c.out) == 0 && d.outboundRoom() > 0 {
 		d.output()
 		if len(d.c.out) > 0 {
 			d.c.writeWire(d.c.out)
@@ -319,10 +381,21 @@ func (d *h2Driver) close() {
 }
 
 // responseFields are the head of ex's response for HTTP/2: the handler's
-// fields, then content-length (when known), date and server.
+// fields, then content-length, date and server. contentLength >= 0 is the
+// length of a body known whole: it replaces a Content-Length the handler
+// set, which may not match (a handler that set one and then failed; RFC
+// 9113 section 8.1.1 requires it to equal the DATA sent). -1 leaves the
+// handler's, whose streamed body the stream then holds to it.
 func responseFields(ex *Exchange, contentLength int64, server string) []http1.HeaderField {
-	f := append([]http1.HeaderField(nil), ex.Header.Fields()...)
-	if contentLength >= 0 && ex.Header.Get("Content-Length") == "" {
+	hf := ex.Header.Fields()
+	f := make([]http1.HeaderField, 0, len(hf)+3)
+	for _, h := range hf {
+		if contentLength >= 0 && strings.EqualFold(h.Name, "Content-Length") {
+			continue
+		}
+		f = append(f, h)
+	}
+	if contentLength >= 0 {
 		f = append(f, http1.HeaderField{Name: "content-length", Value: strconv.FormatInt(contentLength, 10)})
 	}
 	f = append(f, http1.HeaderField{Name: "date", Value: string(http1.Date.Append(nil))})

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/gwist/gwist/http1"
@@ -15,6 +17,16 @@ import (
 // errH2BodyTooLarge is the refusal of an HTTP/2 request whose body is over
 // the limit (Exchange.Refused).
 var errH2BodyTooLarge = errors.New("gwist: request body over the limit")
+
+// errH2Connect refuses a plain CONNECT (RFC 9113 section 8.5): gwist runs
+// no tunnels, and answers 501 at once, as on HTTP/1.1, without waiting for
+// an END_STREAM the client never sends.
+var errH2Connect = errors.New("gwist: CONNECT is not supported")
+
+// errTunnel: a handler began to stream (or detach) a 2xx answer to an
+// extended CONNECT without accepting a WebSocket; to the client a 2xx
+// opens the tunnel (RFC 8441 section 5), so nothing is sent.
+var errTunnel = errors.New("gwist: a 2xx answer to an extended CONNECT opens a tunnel: only a WebSocket upgrade may send one")
 
 // h2Stream is one HTTP/2 request and its response. The handler's side
 // (worker, or the loop when Inline) hands the response over through out,
@@ -30,6 +42,11 @@ type h2Stream struct {
 	// flushed: the handler flushed, the response streams (handler side
 	// only).
 	flushed bool
+	// declared is the Content-Length the handler set on a streamed
+	// response (-1: none), wrote the body bytes handed over since (handler
+	// side only): a body that does not match it is cut (RST_STREAM), never
+	// ended.
+	declared, wrote int64
 	// b is the batch of the worker that runs the handler; nil while it
 	// waits, inline, and once freed.
 	b *batch
@@ -135,6 +152,9 @@ func (s *h2Stream) sendFile(*Exchange, *os.File, int64, int64) error { return Er
 // stream lives as long as its client listens) and hands over what was
 // written.
 func (s *h2Stream) flush(ex *Exchange) error {
+	if s.protocol != "" && s.wsUp == nil && !s.flushed && (ex.Status == 0 || ex.Status/100 == 2) {
+		return errTunnel
+	}
 	if !s.flushed {
 		s.flushed = true
 		s.d.c.config().Workers.leaveBound(s.b)
@@ -172,6 +192,14 @@ func (s *h2Stream) sendBody(ex *Exchange) error {
 	if !s.out.head && !s.out.done && s.out.fields == nil {
 		s.setHead(ex, -1)
 	}
+	if s.declared >= 0 && s.wrote+int64(len(ex.Body)) > s.declared {
+		s.d.c.srv.logStream(ex, "handler wrote more than its Content-Length "+strconv.FormatInt(s.declared, 10)+"; resetting the stream")
+		ex.Body = ex.Body[:0]
+		s.out.abort, s.err = true, ErrBodyLength
+		s.mu.Unlock()
+		return ErrBodyLength
+	}
+	s.wrote += int64(len(ex.Body))
 	s.out.body = append(s.out.body, ex.Body...)
 	ex.Body = ex.Body[:0]
 	s.schedule()
@@ -206,6 +234,29 @@ func (s *h2Stream) setHead(ex *Exchange, length int64) {
 	}
 	s.out.head, s.out.status = true, status
 	s.out.fields = responseFields(ex, length, s.d.c.config().ServerName)
+	ex.headSent() // no interim 100 after this (h2body.go)
+	s.declared = -1
+	if length < 0 && ex.Request.Method != "HEAD" && bodyAllowed(status) {
+		if v := ex.Header.Get("Content-Length"); v != "" {
+			if n, ok := http1.ParseContentLength(v); ok {
+				s.declared = n
+			} else {
+				s.d.c.srv.logStream(ex, "dropping an invalid Content-Length set by the handler: "+strconv.Quote(v))
+				s.out.fields = dropField(s.out.fields, "Content-Length")
+			}
+		}
+	}
+}
+
+// dropField returns fields without those named name (any case).
+func dropField(fields []http1.HeaderField, name string) []http1.HeaderField {
+	out := fields[:0]
+	for _, f := range fields {
+		if !strings.EqualFold(f.Name, name) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // handlerDone hands over the rest of the response when the handler has
@@ -224,6 +275,14 @@ func (s *h2Stream) handlerDone(ex *Exchange) {
 	}
 	if s.out.fields == nil {
 		s.setHead(ex, int64(len(ex.Body)))
+	} else if s.declared >= 0 && s.wrote+int64(len(ex.Body)) != s.declared {
+		// A streamed body short of (or past) its Content-Length: cut, so
+		// that it never looks complete.
+		s.d.c.srv.logStream(ex, "handler wrote "+strconv.FormatInt(s.wrote+int64(len(ex.Body)), 10)+" of its Content-Length "+
+			strconv.FormatInt(s.declared, 10)+"; resetting the stream")
+		s.out.abort, s.out.done = true, true
+		s.mu.Unlock()
+		return
 	}
 	if len(s.out.body) == 0 && cap(ex.Body) > maxPooledBody {
 		// The pool would drop a buffer this large: hand it over as it is.

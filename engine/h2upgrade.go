@@ -57,7 +57,7 @@ func (d *h1Driver) upgradeH2c(ex *Exchange, settings string) bool {
 	c.proto = h2
 	c.srv.h2conns.Add(1)
 	ex.Request.ProtoMajor, ex.Request.ProtoMinor = 2, 0
-	s := &h2Stream{d: h2, id: 1, ex: ex, room: make(chan struct{}, 1)}
+	s := &h2Stream{d: h2, id: 1, ex: ex, room: make(chan struct{}, 1), declared: -1}
 	ex.resp = s
 	h2.streams[1] = s
 	h2.dispatch(s)

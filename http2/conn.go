@@ -92,6 +92,12 @@ type Conn struct {
 	resetScore    int
 	idleFrames    int // frames in a row that did nothing (Config.MaxIdleFrames)
 
+	// lateRST: streams whose response has ended while the request body
+	// still arrives, to be reset (NO_ERROR) at the second Tick after
+	// (resetLater); tickGen counts Ticks.
+	lateRST []lateReset
+	tickGen uint64
+
 	// Shutdown.
 	goAwaySent bool
 	peerGoAway bool
@@ -164,7 +170,10 @@ func (c *Conn) Tick(now time.Time) {
 	}
 	if c.gotSettings && !c.settingsAcked && now.After(c.settingsDeadline) {
 		c.fail(xh2.ErrCodeSettingsTimeout, "SETTINGS not acknowledged in time")
+		return
 	}
+	c.tickGen++
+	c.sendLateResets()
 }
 
 // Err reports why the connection failed (nil if it did not).

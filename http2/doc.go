@@ -37,8 +37,9 @@
 // Feed stops after a frame that queued an EventData (its Data points into
 // the frame buffer the next Feed reuses): drain Next, then Feed the rest
 // of the input. Call Output after every Feed and write call, and Next
-// after Output (EventWritable). Tick(now) enforces the preface deadline;
-// Shutdown starts a graceful GOAWAY.
+// after Output (EventWritable). Tick(now) enforces the preface deadline
+// and sends the deferred resets (below); Shutdown starts a graceful
+// GOAWAY.
 //
 // h2c: [IsPreface] recognises the client preface on a plaintext
 // connection (prior knowledge). For `Upgrade: h2c`, the owner writes
@@ -56,8 +57,14 @@
 // "trailers"; values without CR, LF, NUL or surrounding whitespace;
 // content-length well formed and matching the DATA received). A malformed
 // request is a stream error (RST_STREAM PROTOCOL_ERROR) and never reaches
-// the application. [Request.FillHTTP1] turns it into an http1.Request so
-// handlers see one request type.
+// the application. Several "cookie" fields are joined into one with "; "
+// (RFC 9113 section 8.2.3). [Request.FillHTTP1] turns it into an
+// http1.Request so handlers see one request type.
+//
+// A response that ends while its request body still arrives is followed by
+// RST_STREAM NO_ERROR (RFC 9113 section 8.1) at the second Tick after,
+// never in the output that ends the response: curl 7.88 shows no response
+// at all when both arrive in one read.
 //
 // # Flow control
 //
@@ -68,11 +75,14 @@
 // ConnWindow. A WINDOW_UPDATE goes out once half a window is owed.
 //
 // Response DATA is copied into a per-stream queue (MaxStreamQueued, 64 KiB)
-// under a connection cap (MaxConnQueued, 256 KiB); [Conn.Writable] is the
-// room left and EventWritable says it is back. Output frames control
-// frames and HEADERS first, then DATA one frame (at most 16 KiB) per
-// stream in turn, within the peer's windows and the caller's byte budget,
-// so a large download does not starve a small response.
+// under a connection cap (MaxConnQueued, 256 KiB), except that a stream may
+// always queue one frame's worth (16 KiB); [Conn.Writable] is the room
+// left and EventWritable says it is back. Output frames control frames and
+// HEADERS first, then DATA one frame (at most 16 KiB) per stream in turn,
+// within the peer's windows and the caller's byte budget, so a large
+// download does not starve a small response; when the transport is full,
+// [Conn.OutputSmall] sends the heads and the small bodies (a stream
+// holding at most 4 KiB) alone.
 //
 // # Limits and defences
 //

@@ -71,8 +71,19 @@ func (c *Conn) Writable(id uint32) int {
 	return n
 }
 
+// room is how many more response bytes st may queue: within its own cap,
+// and within the connection's, except that a stream holding less than one
+// DATA frame may always fill that frame. So however much large responses
+// have queued, a small one (or an event stream's next event) is taken at
+// once and framed in the next round of the scheduler (sched.go), never
+// after a download ends; the connection then holds at most MaxConnQueued
+// plus a frame per stream.
 func (c *Conn) room(st *stream) int {
-	return max(0, min(c.cfg.MaxStreamQueued-st.pending(), c.cfg.MaxConnQueued-c.queued))
+	r := min(c.cfg.MaxStreamQueued-st.pending(), c.cfg.MaxConnQueued-c.queued)
+	if floor := min(maxDataFrame, c.cfg.MaxStreamQueued) - st.pending(); floor > r {
+		r = floor
+	}
+	return max(0, r)
 }
 
 // SendWindow reports the peer's flow-control window for stream id as it
@@ -115,3 +126,7 @@ func (c *Conn) wakeBlocked() {
 	clear(c.blocked[len(keep):])
 	c.blocked = keep
 }
+
+// QueuedData reports the response DATA bytes queued on all streams and not
+// yet framed by Output.
+func (c *Conn) QueuedData() int { return c.queued }

@@ -1,6 +1,8 @@
 package http2
 
 import (
+	"strings"
+
 	"github.com/gwist/gwist/http1"
 	"golang.org/x/net/http2/hpack"
 )
@@ -166,8 +168,41 @@ func (c *Conn) endBlock() {
 			r.ContentLength = 0
 		}
 		st.declared = r.ContentLength
+		r.Header = joinCookies(r.Header)
 		c.deliverRequest(st, r, hb.endStream)
 	}
+}
+
+// joinCookies joins the "cookie" fields of h into the first one, with
+// "; " between them (RFC 9113 section 8.2.3: a client may split a Cookie
+// into crumbs, and HTTP/1.1 code expects one field). h is changed in place.
+func joinCookies(h []http1.HeaderField) []http1.HeaderField {
+	first, n := -1, 0
+	for i := range h {
+		if h[i].Name == "cookie" {
+			if first < 0 {
+				first = i
+			}
+			n++
+		}
+	}
+	if n < 2 {
+		return h
+	}
+	var b strings.Builder
+	out := h[:first+1]
+	for _, f := range h[first:] {
+		if f.Name != "cookie" {
+			out = append(out, f)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(f.Value)
+	}
+	out[first].Value = b.String()
+	return out
 }
 
 // validRequest checks the pseudo-header fields (RFC 9113 section 8.3.1).

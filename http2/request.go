@@ -19,8 +19,8 @@ type Request struct {
 	// Scheme and a Path too.
 	Protocol string
 	// Header holds the regular fields in arrival order, names in lowercase.
-	// Several "cookie" fields stay several fields (RFC 9113 section 8.2.3
-	// allows joining them; the application's cookie parser reads them all).
+	// Several "cookie" fields (crumbs) are joined into one, their values
+	// separated by "; " (RFC 9113 section 8.2.3), where the first was.
 	Header []http1.HeaderField
 	// Host is Authority, or the "host" field's value when there is no
 	// Authority.

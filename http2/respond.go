@@ -130,8 +130,7 @@ func (c *Conn) Release(id uint32) {
 		c.ResetStream(id, ErrCodeInternal)
 		return
 	case st.localDone && !st.remoteDone:
-		c.ResetStream(id, ErrCodeNo)
-		return
+		c.resetLater(st)
 	}
 	c.afterStateChange(st)
 }
@@ -143,10 +142,47 @@ func (c *Conn) localEnd(st *stream) {
 		c.noteCompleted()
 	}
 	if st.released && !st.remoteDone {
-		c.ResetStream(st.id, ErrCodeNo)
-		return
+		c.resetLater(st)
 	}
 	c.afterStateChange(st)
+}
+
+// lateReset is a stream to reset (NO_ERROR) once tickGen has moved on.
+type lateReset struct {
+	id  uint32
+	gen uint64
+}
+
+// resetLater asks a client that is still sending a request body whose
+// response has ended to stop (RST_STREAM NO_ERROR, RFC 9113 section 8.1),
+// not in the output that carries the response's end but at the second Tick
+// after (a tick or two later): curl 7.88 shows no response at all when the
+// reset arrives in the same read as the END_STREAM. The request body that
+// arrives meanwhile is dropped (and credited back to the connection).
+func (c *Conn) resetLater(st *stream) {
+	if st.lateRST {
+		return
+	}
+	st.lateRST = true
+	c.lateRST = append(c.lateRST, lateReset{id: st.id, gen: c.tickGen})
+}
+
+// sendLateResets queues the resets resetLater deferred that are due: those
+// of streams still open on the request's side.
+func (c *Conn) sendLateResets() {
+	n := 0
+	for _, lr := range c.lateRST {
+		if c.tickGen < lr.gen+2 {
+			c.lateRST[n] = lr
+			n++
+			continue
+		}
+		if st := c.streams[lr.id]; st != nil && st.lateRST && !st.closed() {
+			c.ResetStream(lr.id, ErrCodeNo)
+		}
+	}
+	clear(c.lateRST[n:])
+	c.lateRST = c.lateRST[:n]
 }
 
 // answer431 answers a request whose header list is too large, without
@@ -160,8 +196,7 @@ func (c *Conn) answer431(st *stream, endStream bool) {
 	}
 	st.localDone = true
 	if !st.remoteDone {
-		c.queueRST(st.id, ErrCodeNo)
-		st.reset = true
+		c.resetLater(st)
 	}
 	c.afterStateChange(st)
 }

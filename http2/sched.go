@@ -30,6 +30,48 @@ func (c *Conn) Output(dst []byte, max int) []byte {
 	return dst
 }
 
+// smallData is the most a stream may hold to count as a small response
+// (OutputSmall).
+const smallData = 4 << 10
+
+// OutputSmall appends what must not wait behind large bodies when the
+// transport is full of them: the control frames and HEADERS queued (what
+// Output sends first), then the DATA, to its end, of the streams that hold
+// at most smallData (a small response, an event stream's next event),
+// within the flow-control windows. Large bodies wait for Output.
+func (c *Conn) OutputSmall(dst []byte) []byte {
+	dst = c.outputControl(dst, len(dst), int(^uint(0)>>1))
+	if len(c.ctl) > 0 || c.fatal {
+		return dst
+	}
+	var waiting []*stream // small ones whose window is shut
+	for i := 0; i < len(c.ready); {
+		st := c.ready[i]
+		if st.pending() > smallData {
+			i++
+			continue
+		}
+		c.ready = append(c.ready[:i], c.ready[i+1:]...)
+		st.inReady = false
+		for again := true; again; {
+			var sent bool
+			dst, sent, again = c.emit(dst, st)
+			if !sent {
+				break
+			}
+		}
+		if !st.closed() && !st.localDone && (st.pending() > 0 || st.endQueued) {
+			waiting = append(waiting, st)
+		}
+	}
+	for _, st := range waiting {
+		c.schedule(st) // it waits its turn for the window
+	}
+	dst = c.outputControl(dst, len(dst), int(^uint(0)>>1))
+	c.wakeBlocked()
+	return dst
+}
+
 // outputControl moves whole control frames to dst while under max.
 func (c *Conn) outputControl(dst []byte, start, max int) []byte {
 	off := 0

@@ -35,6 +35,7 @@ type stream struct {
 	hasTrailer  bool
 	inReady     bool // in the write scheduler's ring
 	blocked     bool // waiting for EventWritable
+	lateRST     bool // a RST_STREAM NO_ERROR is to follow (resetLater)
 }
 
 func (st *stream) pending() int { return len(st.pend) - st.pendOff }

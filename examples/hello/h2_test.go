@@ -16,8 +16,8 @@ import (
 	"github.com/gwist/gwist/internal/h2spectest"
 )
 
-// h2spec in strict mode against the example with -http2: every case
-// passes, over TLS and over h2c.
+// h2spec in strict mode against the example with -http2 (the default):
+// every case passes, over TLS and over h2c.
 func TestH2specHello(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -85,5 +85,29 @@ func TestStreamingRoutesOverHTTP2(t *testing.T) {
 	sum := sha256.Sum256(payload)
 	if want := fmt.Sprintf(`{"bytes":%d,"sha256":"%s"}`, len(payload), hex.EncodeToString(sum[:])); resp.ProtoMajor != 2 || strings.TrimSpace(string(b)) != want {
 		t.Fatalf("/upload: %s %d %q", resp.Proto, resp.StatusCode, b)
+	}
+}
+
+// HEAD /events answers 200 with the GET's head (no 500), over HTTP/1.1
+// and HTTP/2 (h2c), as net/http does.
+func TestEventsHead(t *testing.T) {
+	base := startHello(t, gwist.WithHTTP2(true))
+	for _, h2 := range []bool{false, true} {
+		p := new(http.Protocols)
+		if h2 {
+			p.SetUnencryptedHTTP2(true)
+		} else {
+			p.SetHTTP1(true)
+		}
+		tr := &http.Transport{Protocols: p}
+		resp, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Head(base + "/events")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		tr.CloseIdleConnections()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || resp.ProtoMajor != map[bool]int{false: 1, true: 2}[h2] {
+			t.Fatalf("HEAD /events: %s %d %v", resp.Proto, resp.StatusCode, resp.Header)
+		}
 	}
 }
