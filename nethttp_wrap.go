@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"reflect"
 )
 
 // WrapHandler mounts a net/http handler (net/http/pprof, promhttp, an
@@ -41,23 +42,39 @@ func WrapHandler(h http.Handler) HandlerFunc {
 	if h == nil {
 		panic("gwist: WrapHandler(nil)")
 	}
-	return func(c *Ctx) (err error) {
-		r, err := c.httpRequest(c.Context())
-		if err != nil {
-			return err
-		}
-		w := newResponseWriter(c)
-		defer func() {
-			if p := recover(); p != nil {
-				if p != http.ErrAbortHandler { //nolint:errorlint // net/http compares it so too
-					panic(p)
-				}
-				err = c.abortResponse()
-			}
-		}()
-		h.ServeHTTP(w, r)
-		return w.finish()
+	return (&netHandler{h: h}).serve
+}
+
+// netHandler is a handler WrapHandler made. Its route is told by the code
+// of the method value (isNetHTTPRoute), as WebSocket routes are (ws.go):
+// such a route's body streams.
+type netHandler struct{ h http.Handler }
+
+// netHandlerPC is the code of the handlers WrapHandler returns.
+var netHandlerPC = reflect.ValueOf((&netHandler{}).serve).Pointer()
+
+// isNetHTTPRoute reports whether h was made by WrapHandler.
+func isNetHTTPRoute(h HandlerFunc) bool { return reflect.ValueOf(h).Pointer() == netHandlerPC }
+
+func (n *netHandler) serve(c *Ctx) (err error) {
+	r, body, err := c.httpRequest(c.Context())
+	if err != nil {
+		return err
 	}
+	w := newResponseWriter(c, body)
+	defer func() {
+		if body != nil {
+			body.finish() // nothing reads the body once the handler returned
+		}
+		if p := recover(); p != nil {
+			if p != http.ErrAbortHandler { //nolint:errorlint // net/http compares it so too
+				panic(p)
+			}
+			err = c.abortResponse()
+		}
+	}()
+	n.h.ServeHTTP(w, r)
+	return w.finish()
 }
 
 // WrapHandlerFunc is WrapHandler for a function.
@@ -66,12 +83,22 @@ func WrapHandlerFunc(f func(http.ResponseWriter, *http.Request)) HandlerFunc {
 }
 
 // errHandlerAborted is what a wrapped handler's panic(http.ErrAbortHandler)
-// becomes before its response streamed.
+// becomes on an App that cannot stream (WithInline): a 500.
 var errHandlerAborted = errors.New("gwist: net/http handler aborted (http.ErrAbortHandler)")
 
-// abortResponse handles net/http's http.ErrAbortHandler: a streamed
-// response is cut off; otherwise the abandoned response becomes a 500.
+// abortResponse handles net/http's http.ErrAbortHandler as net/http does:
+// the response is cut off, never complete (HTTP/2: RST_STREAM; HTTP/1.x:
+// the connection closes without completing it). A response whose head has
+// not gone out sends it first, so that there is a response to abort; where
+// nothing can stream (WithInline) the abandoned response becomes a 500.
 func (c *Ctx) abortResponse() error {
+	if !c.ex.Streaming() && c.ex.CanStream() {
+		c.SetHeader("Connection", "close")
+		if c.ex.Status == 0 {
+			c.ex.Status = http.StatusInternalServerError
+		}
+		_ = c.ex.Flush()
+	}
 	if c.ex.Streaming() {
 		c.ex.AbortStream()
 		return nil
@@ -125,12 +152,15 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 		return func(c *Ctx) (err error) {
 			call := &mwCall{c: c}
 			call.ctx = context.WithValue(c.Context(), mwCallKey{}, call)
-			r, err := c.httpRequest(call.ctx)
+			r, body, err := c.httpRequest(call.ctx)
 			if err != nil {
 				return err
 			}
-			call.w = newResponseWriter(c)
+			call.w = newResponseWriter(c, body)
 			defer func() {
+				if body != nil {
+					body.finish()
+				}
 				if p := recover(); p != nil {
 					if p != http.ErrAbortHandler { //nolint:errorlint
 						panic(p)
@@ -139,6 +169,12 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 				}
 			}()
 			h.ServeHTTP(call.w, r)
+			if call.deferred {
+				if !call.w.wrote {
+					return call.err // the middleware did not answer: the error handler does
+				}
+				call.err = nil // the middleware answered it (chi's Timeout: 504)
+			}
 			if err := call.w.finish(); err != nil && call.err == nil {
 				return err
 			}
@@ -156,6 +192,11 @@ type mwCall struct {
 	ctx context.Context
 	w   *responseWriter
 	err error // what next returned
+	// deferred: next failed with the error of the context the middleware
+	// gave it (its deadline passed: chi's middleware.Timeout), and nothing
+	// had streamed: the middleware answers, as a net/http handler that
+	// returned on its context leaves the response to it.
+	deferred bool
 }
 
 // next runs the gwist chain inside the net/http middleware.
@@ -170,7 +211,19 @@ func (m *mwCall) next(w http.ResponseWriter, r *http.Request, next HandlerFunc) 
 	aw.pushHeader() // what the middleware set before calling next
 	if w == http.ResponseWriter(aw) {
 		m.err = next(c)
-		aw.answered()
+		switch {
+		case m.err != nil && r.Context().Err() != nil && errors.Is(m.err, r.Context().Err()) && !c.ex.Streaming():
+			// The answer to the context's error is the middleware's to give.
+			c.ResetResponse()
+			m.deferred = true
+			aw.pullHeader()
+		case m.err == nil && !c.responded && !c.ex.Streaming() && len(c.ex.Body) == 0:
+			// Nothing was written: the middleware may still answer, as
+			// after a net/http handler that wrote nothing.
+			aw.pullHeader()
+		default:
+			aw.answered()
+		}
 		return
 	}
 	// The middleware wrapped the writer: the gwist side writes through it.
