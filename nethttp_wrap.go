@@ -151,7 +151,7 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 		}
 		return func(c *Ctx) (err error) {
 			call := &mwCall{c: c}
-			call.ctx = context.WithValue(c.Context(), mwCallKey{}, call)
+			call.ctx = &mwContext{Context: c.Context(), call: call}
 			r, body, err := c.httpRequest(call.ctx)
 			if err != nil {
 				return err
@@ -186,10 +186,37 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 // mwCallKey is the context key of a WrapMiddleware call.
 type mwCallKey struct{}
 
+// mwContext is the request's context with its WrapMiddleware call as a
+// value. Unlike context.WithValue's, it keeps the request context's
+// AfterFunc, so that a middleware's context.WithTimeout(r.Context(), ...)
+// (chi's Timeout) takes the done channel at once instead of on a goroutine
+// that may outlive the request and read the next one's Ctx.
+type mwContext struct {
+	context.Context
+	call *mwCall
+}
+
+// Value returns the call for mwCallKey, the request context's values
+// otherwise.
+func (m *mwContext) Value(key any) any {
+	if _, ok := key.(mwCallKey); ok {
+		return m.call
+	}
+	return m.Context.Value(key)
+}
+
+// AfterFunc is the request context's AfterFunc (see requestContext).
+func (m *mwContext) AfterFunc(f func()) (stop func() bool) {
+	if a, ok := m.Context.(interface{ AfterFunc(func()) func() bool }); ok {
+		return a.AfterFunc(f)
+	}
+	return context.AfterFunc(m.Context, f)
+}
+
 // mwCall is one request through a WrapMiddleware.
 type mwCall struct {
 	c   *Ctx
-	ctx context.Context
+	ctx *mwContext
 	w   *responseWriter
 	err error // what next returned
 	// deferred: next failed with the error of the context the middleware
@@ -202,7 +229,7 @@ type mwCall struct {
 // next runs the gwist chain inside the net/http middleware.
 func (m *mwCall) next(w http.ResponseWriter, r *http.Request, next HandlerFunc) {
 	c := m.c
-	if ctx := r.Context(); ctx != m.ctx {
+	if ctx := r.Context(); ctx != context.Context(m.ctx) {
 		prev := c.ctx
 		c.SetContext(ctx)
 		defer func() { c.ctx = prev }()
