@@ -57,8 +57,10 @@ var netHandlerPC = reflect.ValueOf((&netHandler{}).serve).Pointer()
 func isNetHTTPRoute(h HandlerFunc) bool { return reflect.ValueOf(h).Pointer() == netHandlerPC }
 
 func (n *netHandler) serve(c *Ctx) (err error) {
-	r, body, err := c.httpRequest(c.Context())
+	scope := c.newNetScope(nil)
+	r, body, err := c.httpRequest(scope.ctx)
 	if err != nil {
+		scope.end()
 		return err
 	}
 	w := newResponseWriter(c, body)
@@ -66,6 +68,7 @@ func (n *netHandler) serve(c *Ctx) (err error) {
 		if body != nil {
 			body.finish() // nothing reads the body once the handler returned
 		}
+		scope.end() // nor reaches the Ctx through the context
 		if p := recover(); p != nil {
 			if p != http.ErrAbortHandler { //nolint:errorlint // net/http compares it so too
 				panic(p)
@@ -151,9 +154,11 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 		}
 		return func(c *Ctx) (err error) {
 			call := &mwCall{c: c}
-			call.ctx = &mwContext{Context: c.Context(), call: call}
+			scope := c.newNetScope(call)
+			call.ctx = scope.ctx
 			r, body, err := c.httpRequest(call.ctx)
 			if err != nil {
+				scope.end()
 				return err
 			}
 			call.w = newResponseWriter(c, body)
@@ -161,6 +166,7 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 				if body != nil {
 					body.finish()
 				}
+				scope.end()
 				if p := recover(); p != nil {
 					if p != http.ErrAbortHandler { //nolint:errorlint
 						panic(p)
@@ -186,37 +192,10 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 // mwCallKey is the context key of a WrapMiddleware call.
 type mwCallKey struct{}
 
-// mwContext is the request's context with its WrapMiddleware call as a
-// value. Unlike context.WithValue's, it keeps the request context's
-// AfterFunc, so that a middleware's context.WithTimeout(r.Context(), ...)
-// (chi's Timeout) takes the done channel at once instead of on a goroutine
-// that may outlive the request and read the next one's Ctx.
-type mwContext struct {
-	context.Context
-	call *mwCall
-}
-
-// Value returns the call for mwCallKey, the request context's values
-// otherwise.
-func (m *mwContext) Value(key any) any {
-	if _, ok := key.(mwCallKey); ok {
-		return m.call
-	}
-	return m.Context.Value(key)
-}
-
-// AfterFunc is the request context's AfterFunc (see requestContext).
-func (m *mwContext) AfterFunc(f func()) (stop func() bool) {
-	if a, ok := m.Context.(interface{ AfterFunc(func()) func() bool }); ok {
-		return a.AfterFunc(f)
-	}
-	return context.AfterFunc(m.Context, f)
-}
-
 // mwCall is one request through a WrapMiddleware.
 type mwCall struct {
 	c   *Ctx
-	ctx *mwContext
+	ctx context.Context
 	w   *responseWriter
 	err error // what next returned
 	// deferred: next failed with the error of the context the middleware
@@ -229,7 +208,7 @@ type mwCall struct {
 // next runs the gwist chain inside the net/http middleware.
 func (m *mwCall) next(w http.ResponseWriter, r *http.Request, next HandlerFunc) {
 	c := m.c
-	if ctx := r.Context(); ctx != context.Context(m.ctx) {
+	if ctx := r.Context(); ctx != m.ctx {
 		prev := c.ctx
 		c.SetContext(ctx)
 		defer func() { c.ctx = prev }()
