@@ -254,6 +254,13 @@ func (c *Ctx) SetTrailer(name, value string) *Ctx {
 	return c
 }
 
+// addTrailer adds a value to a trailer field (SetTrailer replaces them).
+func (c *Ctx) addTrailer(name, value string) {
+	if err := c.ex.Trailer.Add(name, value); err != nil && c.headerErr == nil {
+		c.headerErr = fmt.Errorf("gwist: trailer %q: %w", name, err)
+	}
+}
+
 // String answers with status code and s as text/plain.
 func (c *Ctx) String(code int, s string) error {
 	c.setContentType("text/plain; charset=utf-8")

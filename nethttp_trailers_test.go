@@ -26,6 +26,7 @@ func TestWrapHandlerTrailers(t *testing.T) {
 		}
 		io.WriteString(w, "part two")
 		w.Header().Set("X-Declared", "d1")
+		w.Header().Add("X-Declared", "d2") // every value goes out (gRPC metadata repeats keys)
 		w.Header().Set(http.TrailerPrefix+"X-Undeclared", "u1")
 	})
 	for _, ep := range bridgeEndpoints(t, h) {
@@ -39,7 +40,7 @@ func TestWrapHandlerTrailers(t *testing.T) {
 			if err != nil || string(body) != "part one;part two" {
 				t.Errorf("%s%s: body %q %v", ep.name, q, body, err)
 			}
-			if got := resp.Trailer.Get("X-Declared"); got != "d1" {
+			if got := resp.Trailer.Values("X-Declared"); strings.Join(got, ",") != "d1,d2" {
 				t.Errorf("%s%s: X-Declared trailer %q", ep.name, q, got)
 			}
 			if got := resp.Trailer.Get("X-Undeclared"); got != "u1" {

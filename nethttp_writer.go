@@ -195,18 +195,27 @@ func (w *responseWriter) finish() error {
 	if err := w.endSniff(nil); err != nil {
 		return err
 	}
+	// Every value of a trailer goes out (gRPC metadata may repeat a key).
+	var declared map[string]bool
 	for _, name := range w.header.Values("Trailer") {
 		for _, n := range strings.Split(name, ",") {
 			key := textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(n))
+			if key == "" || declared[key] {
+				continue
+			}
+			if declared == nil {
+				declared = make(map[string]bool)
+			}
+			declared[key] = true
 			for _, v := range w.header[key] {
-				w.c.SetTrailer(key, v)
+				w.c.addTrailer(key, v)
 			}
 		}
 	}
 	for key, vs := range w.header {
 		if name, ok := strings.CutPrefix(key, http.TrailerPrefix); ok {
 			for _, v := range vs {
-				w.c.SetTrailer(name, v)
+				w.c.addTrailer(name, v)
 			}
 		}
 	}
