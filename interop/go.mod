@@ -3,9 +3,15 @@ module github.com/gwist/gwist/interop
 go 1.26.0
 
 require (
+	connectrpc.com/connect/v2 v2.0.2
+	github.com/andybalholm/brotli v1.3.0
+	github.com/golang/snappy v1.0.0
 	github.com/gwist/gwist v0.0.0
+	github.com/klauspost/compress v1.20.5
+	github.com/rs/cors v1.11.1
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1
 	google.golang.org/grpc v1.85.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -23,7 +29,6 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
-	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 )
 
