@@ -19,9 +19,9 @@ import (
 	"fmt"
 	"strings"
 
-	conformancev1 "github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1"
 	"connectrpc.com/connect/v2"
 	"connectrpc.com/connect/v2/connectproto"
+	conformancev1 "github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1"
 	"google.golang.org/protobuf/types/known/anypb"
 )
 

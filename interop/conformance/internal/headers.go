@@ -17,8 +17,8 @@ package internal
 import (
 	"net/http"
 
-	conformancev1 "github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1"
 	"connectrpc.com/connect/v2"
+	conformancev1 "github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1"
 )
 
 // HeaderAdder is implemented by both [http.Header] and [*connect.Header].

@@ -27,11 +27,11 @@ import (
 	"sync"
 	"time"
 
+	"connectrpc.com/connect/v2"
+	"connectrpc.com/connect/v2/connecthttp"
 	"github.com/gwist/gwist/interop/conformance/internal"
 	"github.com/gwist/gwist/interop/conformance/internal/compression"
 	conformancev1 "github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1"
-	"connectrpc.com/connect/v2"
-	"connectrpc.com/connect/v2/connecthttp"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 

@@ -3,8 +3,8 @@ package referenceserver
 import (
 	"context"
 	"crypto/tls"
-	"net"
 	"log/slog"
+	"net"
 	"net/http"
 
 	"github.com/gwist/gwist"

@@ -22,10 +22,10 @@ import (
 	"net/http"
 	"sync"
 
+	"connectrpc.com/connect/v2"
 	"github.com/gwist/gwist/interop/conformance/internal"
 	conformancev1 "github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1"
 	"github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1/conformancev1connect"
-	"connectrpc.com/connect/v2"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -18,9 +18,9 @@ import (
 	"fmt"
 	"io"
 
-	conformancev1 "github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1"
 	"connectrpc.com/connect/v2"
 	"connectrpc.com/connect/v2/connectgzip"
+	conformancev1 "github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1"
 )
 
 // The IANA names for supported compression algorithms.

@@ -19,9 +19,9 @@
 package conformancev1connect
 
 import (
-	v1 "github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1"
 	connect "connectrpc.com/connect/v2"
 	context "context"
+	v1 "github.com/gwist/gwist/interop/conformance/internal/gen/proto/go/connectrpc/conformance/v1"
 	sync "sync"
 )
 
