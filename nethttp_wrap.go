@@ -8,14 +8,30 @@ import (
 )
 
 // WrapHandler mounts a net/http handler (net/http/pprof, promhttp, an
-// http.FileServer, any library's handler) on a gwist route.
+// http.FileServer, a grpc.Server, connect-go's handlers, any library's
+// handler) on a gwist route.
 //
-// The handler gets a real *http.Request: its context is c.Context()
-// (cancelled when the client leaves), Body reads the request's body,
-// RemoteAddr, Host, Header, URL, RequestURI, Proto and TLS (c.TLS(), set on
-// TLS listeners) are filled in, Pattern is the route, and the route's
+// The handler gets a real *http.Request: RemoteAddr, Host, Header, URL,
+// RequestURI, TLS (c.TLS(), set on TLS listeners) and ContentLength are
+// filled in, Proto is the protocol the request came on ("HTTP/2.0",
+// ProtoMajor 2, over h2 and h2c), Pattern is the route, and the route's
 // parameters are path values: r.PathValue("id") on "/users/:id" or
-// "/users/{id}". The request is a copy: the handler may keep it.
+// "/users/{id}". The request is a copy: the handler may keep it. Its
+// context has c.Context()'s values and deadline while the handler runs and
+// is cancelled when the client leaves, the connection closes, or the
+// handler returns (as net/http's is): goroutines that outlive the handler
+// may hold it.
+//
+// The body streams: the route reads its body as a Group.StreamBody route
+// does (the handler runs once the head has arrived; r.Body reads the bytes
+// as they come), within the route's StreamBody limit or WithMaxBodyBytes. A
+// body over the limit fails the read with an error that is both an
+// *http.MaxBytesError and the 413 *HTTPError (ErrBodyTooLarge). r.Body may
+// be read from any goroutine until the handler returns (its reads end then;
+// Close ends them earlier), and while the response is written: always on
+// HTTP/2, and on HTTP/1.x after http.ResponseController.EnableFullDuplex;
+// without it, as net/http, the body is closed once the response's head
+// goes out.
 //
 // Its http.ResponseWriter writes through the Ctx: the status and headers at
 // WriteHeader (a Write without it is a 200), the body through the Ctx's body
@@ -24,20 +40,21 @@ import (
 // http.Flusher, and http.NewResponseController(w).Flush works) or writes
 // past WithStreamThreshold. As in net/http: the header map is fixed at
 // WriteHeader (trailers excepted: declared with "Trailer" or set with
-// http.TrailerPrefix); without a Content-Type the first 512 bytes are
-// sniffed with http.DetectContentType; a HEAD request's body is dropped and
-// its Content-Length is the body's when the response did not stream; 204
-// and 304 refuse writes (http.ErrBodyNotAllowed). Not supported: 1xx
-// interim responses (WriteHeader(1xx) is ignored), Hijack (no WebSocket
-// through a wrapped handler), and read and write deadlines
-// (http.ResponseController returns http.ErrNotSupported). A panic with
-// http.ErrAbortHandler cuts a streamed response off (the connection is
-// closed) and answers 500 otherwise; other panics are the App's (500
+// http.TrailerPrefix, every value of each, over HTTP/1.1 and HTTP/2);
+// without a Content-Type the first 512 bytes are sniffed with
+// http.DetectContentType; a HEAD request's body is dropped and its
+// Content-Length is the body's when the response did not stream; 204 and
+// 304 refuse writes (http.ErrBodyNotAllowed). Not supported: 1xx interim
+// responses (WriteHeader(1xx) is ignored), Hijack (no WebSocket through a
+// wrapped handler), and read and write deadlines (http.ResponseController
+// returns http.ErrNotSupported). A panic with http.ErrAbortHandler cuts
+// the response off (HTTP/2: RST_STREAM; HTTP/1.x: the connection closes
+// before the body's end), as in net/http; other panics are the App's (500
 // through the error handler).
 //
 // Cost: a copy of the request (Request), the http.Request and its header
-// map, and the ResponseWriter: about 10 allocations per request on top of
-// the handler's own.
+// map, its context, and the ResponseWriter: about 15 allocations per
+// request on top of the handler's own.
 func WrapHandler(h http.Handler) HandlerFunc {
 	if h == nil {
 		panic("gwist: WrapHandler(nil)")
@@ -122,7 +139,10 @@ func (c *Ctx) abortResponse() error {
 // answers without calling next, its answer is the response (as from a
 // wrapped handler); when it calls next with a request whose context it
 // replaced (r.WithContext: values, a deadline), c.Context() is that context
-// for the rest of the chain; when it calls next with a ResponseWriter of its
+// for the rest of the chain; when it answers after next (chi's
+// middleware.Timeout writes 504 once its deadline passed) and the gwist
+// handler returned that context's error or wrote nothing, its answer is the
+// response; when it calls next with a ResponseWriter of its
 // own (to record the status, compress, ...), the gwist handler's status,
 // headers and body go through that writer (the status at the first body
 // byte, Flush or the handler's return). Not seen by gwist: other changes to
