@@ -81,6 +81,7 @@ func (c *Ctx) finish() {
 		clear(c.ctxStops)
 		c.ctxStops = c.ctxStops[:0]
 	}
+	c.ex.EndContext() // nothing derived from the request's context reads it from now on
 	c.ctx, c.w, c.req, c.tlsState = nil, nil, nil, nil
 	if len(c.values) > 0 {
 		clear(c.values) // let the values go now, not at the next request

@@ -57,6 +57,9 @@ func (r *requestContext) Err() error                  { return r.ex.Context().Er
 // when this Ctx may already serve another request (a data race, and a wait
 // on the wrong request).
 func (r *requestContext) AfterFunc(f func()) (stop func() bool) {
+	if a, ok := r.ex.Context().(interface{ AfterFunc(func()) func() bool }); ok {
+		return a.AfterFunc(f) // the engine's: no goroutine until it is cancelled
+	}
 	return afterDone(r.Done(), f)
 }
 
