@@ -24,9 +24,9 @@ type requestBody struct {
 
 	mu     sync.Mutex // held by a Read while it runs
 	closed atomic.Bool
-	r    *http.Request // the handler's request: its Trailer gets the trailers
-	read int64         // bytes read; under mu
-	err  error         // sticky: the body's end or failure; under mu
+	r      *http.Request // the handler's request: its Trailer gets the trailers
+	read   int64         // bytes read; under mu
+	err    error         // sticky: the body's end or failure; under mu
 }
 
 // errBodyReadAfterClose is net/http's answer to a Read on a closed body
