@@ -140,11 +140,14 @@ func TestWrapMiddlewareAnswersAfterNext(t *testing.T) {
 		<-c.Context().Done()
 		return nil
 	})
+	app.GET("/wrapped", gwist.WrapHandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // writes nothing, as a net/http handler that gave up
+	}))
 	app.GET("/fast", func(c *gwist.Ctx) error { return c.String(200, "fast") })
 	app.GET("/fasterr", func(c *gwist.Ctx) error { return gwist.NewHTTPError(http.StatusTeapot, "teapot") })
 	addr := startApp(t, app)
 	c := newClient(t)
-	for path, want := range map[string]int{"/err": 504, "/silent": 504, "/fast": 200, "/fasterr": 418} {
+	for path, want := range map[string]int{"/err": 504, "/silent": 504, "/wrapped": 504, "/fast": 200, "/fasterr": 418} {
 		resp, body := get(t, c, "http://"+addr+path)
 		if resp.StatusCode != want {
 			t.Errorf("%s: %d %q, want %d", path, resp.StatusCode, body, want)

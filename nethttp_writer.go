@@ -190,7 +190,14 @@ func (w *responseWriter) FlushError() error {
 // implicit 200, the held-back bytes, and the trailers.
 func (w *responseWriter) finish() error {
 	if !w.wrote {
-		w.WriteHeader(http.StatusOK)
+		// Nothing was written: the headers go out with the status left
+		// unset (200), so that a net/http middleware around may still
+		// answer, as after a net/http handler that wrote nothing.
+		w.wrote, w.status = true, http.StatusOK
+		w.pushHeader()
+		if ct, ok := w.header["Content-Type"]; ok && len(ct) == 0 {
+			w.c.ex.Header.Del("Content-Type")
+		}
 	}
 	if err := w.endSniff(nil); err != nil {
 		return err

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	connectrpc.com/connect/v2 v2.0.2
 	github.com/andybalholm/brotli v1.3.0
+	github.com/go-chi/chi/v5 v5.5.0
 	github.com/golang/snappy v1.0.0
 	github.com/gwist/gwist v0.0.0
 	github.com/klauspost/compress v1.20.5
