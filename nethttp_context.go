@@ -11,71 +11,126 @@ import (
 // (grpc-go cancels a context derived from it on a goroutine of its own,
 // after ServeHTTP), while the request's own context (requestContext) is a
 // view of the Ctx, which then serves another request. So the handler gets a
-// context of its own: a real context.Context cancelled when the request's
-// is (the client left, the server closed the connection, a deadline
-// passed) and, as net/http does, when the handler returns; its values are
-// the request context's while the handler runs, and none after.
+// context of its own, netContext: done when the request's context is (the
+// client left, the server closed the connection, a deadline passed; with
+// the same Err, and only after it, so that a middleware that checks its own
+// context after next sees it done) and, as net/http's, when the handler
+// returns; with the request context's deadline, and its values while the
+// handler runs (none after).
 
-// netValues is the value and deadline part of a net/http handler's
-// context: the request context's values while the handler runs. It is
-// never done itself; the cancellation is the context.WithCancel (or
-// WithDeadline) around it, so that contexts derived from it (WithTimeout,
-// WithCancel) find a real cancelCtx and start no goroutine.
-type netValues struct {
-	mu       sync.RWMutex
-	parent   context.Context // the request's context; nil once the handler returned
-	call     *mwCall         // the WrapMiddleware call, if any
+// netContext is a net/http handler's context.
+type netContext struct {
+	call     *mwCall // the WrapMiddleware call, if any (immutable)
 	deadline time.Time
 	hasDL    bool
+	done     chan struct{} // immutable
+
+	vmu    sync.RWMutex    // held while a Value reads parent
+	parent context.Context // the request's context; nil once the handler returned
+
+	mu     sync.Mutex
+	err    error
+	afters []*netAfter
+	stop   func() bool // ends the link to the parent's cancellation
 }
 
-func (v *netValues) Deadline() (time.Time, bool) { return v.deadline, v.hasDL }
-func (v *netValues) Done() <-chan struct{}       { return nil }
-func (v *netValues) Err() error                  { return nil }
+// netAfter is a function to run once the context is done (AfterFunc).
+type netAfter struct{ f func() }
+
+// newNetContext makes the context of a net/http handler (and of call, for
+// WrapMiddleware) from the Ctx's.
+func (c *Ctx) newNetContext(call *mwCall) *netContext {
+	parent := c.Context()
+	n := &netContext{call: call, parent: parent, done: make(chan struct{})}
+	n.deadline, n.hasDL = parent.Deadline()
+	// The request context's AfterFunc runs f on the engine's cancellation,
+	// and EndContext waits for it before the Ctx is reused: called
+	// directly, not through context.AfterFunc, whose own goroutine would
+	// run f (and read parent.Err) unwaited for. Another context (a user's
+	// through SetContext) goes through the context package.
+	f := func() { n.cancel(parent.Err()) }
+	if a, ok := parent.(interface{ AfterFunc(func()) func() bool }); ok {
+		n.stop = a.AfterFunc(f)
+	} else {
+		n.stop = context.AfterFunc(parent, f)
+	}
+	return n
+}
+
+func (n *netContext) Deadline() (time.Time, bool) { return n.deadline, n.hasDL }
+func (n *netContext) Done() <-chan struct{}       { return n.done }
+
+func (n *netContext) Err() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.err
+}
 
 // Value is the request context's value while the handler runs; nil after.
-func (v *netValues) Value(key any) any {
-	if _, ok := key.(mwCallKey); ok && v.call != nil {
-		return v.call
+func (n *netContext) Value(key any) any {
+	if _, ok := key.(mwCallKey); ok && n.call != nil {
+		return n.call
 	}
-	v.mu.RLock()
-	defer v.mu.RUnlock()
-	if v.parent == nil {
+	n.vmu.RLock()
+	defer n.vmu.RUnlock()
+	if n.parent == nil {
 		return nil
 	}
-	return v.parent.Value(key)
+	return n.parent.Value(key)
 }
 
-// netScope is one net/http handler's context and how it ends.
-type netScope struct {
-	ctx    context.Context
-	vals   *netValues
-	cancel context.CancelFunc
-	stop   func() bool
-}
-
-// newNetScope makes the context of a net/http handler (and of call, for
-// WrapMiddleware) from the Ctx's.
-func (c *Ctx) newNetScope(call *mwCall) *netScope {
-	parent := c.Context()
-	v := &netValues{parent: parent, call: call}
-	v.deadline, v.hasDL = parent.Deadline()
-	s := &netScope{vals: v}
-	if v.hasDL {
-		s.ctx, s.cancel = context.WithDeadline(v, v.deadline)
-	} else {
-		s.ctx, s.cancel = context.WithCancel(v)
+// AfterFunc runs f on its own goroutine once the context is done, unless
+// stop is called first, as context.AfterFunc does: contexts derived from
+// this one (context.WithCancel, WithTimeout) take its cancellation without
+// a goroutine of their own.
+func (n *netContext) AfterFunc(f func()) (stop func() bool) {
+	a := &netAfter{f: f}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.err != nil {
+		go f()
+		return func() bool { return false }
 	}
-	s.stop = context.AfterFunc(parent, s.cancel)
-	return s
+	n.afters = append(n.afters, a)
+	return func() bool {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		for i, b := range n.afters {
+			if b == a {
+				n.afters = append(n.afters[:i], n.afters[i+1:]...)
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// cancel makes the context done with err (context.Canceled if nil).
+func (n *netContext) cancel(err error) {
+	if err == nil {
+		err = context.Canceled
+	}
+	n.mu.Lock()
+	if n.err != nil {
+		n.mu.Unlock()
+		return
+	}
+	n.err = err
+	close(n.done)
+	run := n.afters
+	n.afters = nil
+	n.mu.Unlock()
+	for _, a := range run {
+		go a.f()
+	}
 }
 
 // end runs when the handler has returned: its context is cancelled (as
 // net/http's is) and no longer reaches the Ctx.
-func (s *netScope) end() {
-	s.stop()
-	s.cancel()
-	s.vals.mu.Lock()
-	s.vals.parent = nil
-	s.vals.mu.Unlock()
+func (n *netContext) end() {
+	n.stop()
+	n.cancel(context.Canceled)
+	n.vmu.Lock()
+	n.parent = nil
+	n.vmu.Unlock()
 }

@@ -74,8 +74,8 @@ var netHandlerPC = reflect.ValueOf((&netHandler{}).serve).Pointer()
 func isNetHTTPRoute(h HandlerFunc) bool { return reflect.ValueOf(h).Pointer() == netHandlerPC }
 
 func (n *netHandler) serve(c *Ctx) (err error) {
-	scope := c.newNetScope(nil)
-	r, body, err := c.httpRequest(scope.ctx)
+	scope := c.newNetContext(nil)
+	r, body, err := c.httpRequest(scope)
 	if err != nil {
 		scope.end()
 		return err
@@ -174,8 +174,8 @@ func WrapMiddleware(mw func(http.Handler) http.Handler) Middleware {
 		}
 		return func(c *Ctx) (err error) {
 			call := &mwCall{c: c}
-			scope := c.newNetScope(call)
-			call.ctx = scope.ctx
+			scope := c.newNetContext(call)
+			call.ctx = scope
 			r, body, err := c.httpRequest(call.ctx)
 			if err != nil {
 				scope.end()
