@@ -53,8 +53,10 @@ import (
 // through the error handler).
 //
 // Cost: a copy of the request (Request), the http.Request and its header
-// map, its context, and the ResponseWriter: about 15 allocations per
-// request on top of the handler's own.
+// map, its context, and the ResponseWriter: about 25 allocations for a GET
+// with three headers and a path parameter, the handler's own included
+// (19 before the handler had a context of its own), plus the body's reader
+// when there is a body.
 func WrapHandler(h http.Handler) HandlerFunc {
 	if h == nil {
 		panic("gwist: WrapHandler(nil)")
