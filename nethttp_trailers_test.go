@@ -90,6 +90,9 @@ func TestWrapHandlerAbortHandler(t *testing.T) {
 	for _, ep := range bridgeEndpoints(t, h) {
 		for _, q := range []string{"", "?flush"} {
 			resp, err := ep.client.Get(ep.url + q)
+			if err != nil {
+				resp = nil
+			}
 			if err == nil {
 				var body []byte
 				body, err = io.ReadAll(resp.Body)
@@ -101,6 +104,10 @@ func TestWrapHandlerAbortHandler(t *testing.T) {
 			}
 			if ep.proto != "h1" && !strings.Contains(err.Error(), "INTERNAL_ERROR") {
 				t.Errorf("%s%s: %v, want a stream reset (INTERNAL_ERROR)", ep.name, q, err)
+			}
+			if ep.proto == "h1" && q == "" && resp != nil {
+				// net/http sends nothing before the head went out.
+				t.Errorf("%s%s: a response (%d) before the connection closed, want none", ep.name, q, resp.StatusCode)
 			}
 		}
 	}
@@ -157,4 +164,22 @@ func TestWrapMiddlewareAnswersAfterNext(t *testing.T) {
 		}
 	}
 	_ = errors.New
+}
+
+// Over HTTP/1.1 a handler's panic(http.ErrAbortHandler) before its head
+// went out sends nothing of its response (as net/http): the responses
+// pipelined before it go out, then the connection closes.
+func TestWrapHandlerAbortPipelined(t *testing.T) {
+	app := gwist.New()
+	app.GET("/ok", func(c *gwist.Ctx) error { return c.String(200, "ok") })
+	app.GET("/abort", gwist.WrapHandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "never sent")
+		panic(http.ErrAbortHandler)
+	}))
+	conn := dialRaw(t, startApp(t, app))
+	conn.send("GET /ok HTTP/1.1\r\nHost: x\r\n\r\nGET /abort HTTP/1.1\r\nHost: x\r\n\r\nGET /ok HTTP/1.1\r\nHost: x\r\n\r\n")
+	if resp, body := conn.readResponse("GET"); resp.StatusCode != 200 || body != "ok" {
+		t.Fatalf("first: %d %q", resp.StatusCode, body)
+	}
+	conn.expectClosed()
 }
