@@ -48,9 +48,10 @@ import (
 // responses (WriteHeader(1xx) is ignored), Hijack (no WebSocket through a
 // wrapped handler), and read and write deadlines (http.ResponseController
 // returns http.ErrNotSupported). A panic with http.ErrAbortHandler cuts
-// the response off (HTTP/2: RST_STREAM; HTTP/1.x: the connection closes
-// before the body's end), as in net/http; other panics are the App's (500
-// through the error handler).
+// the response off, as in net/http (HTTP/2: RST_STREAM; HTTP/1.x: the
+// connection closes before the body's end, or without a response before
+// its head went out); other panics are the App's (500 through the error
+// handler).
 //
 // Cost: a copy of the request (Request), the http.Request and its header
 // map, its context, and the ResponseWriter: about 25 allocations for a GET
