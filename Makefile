@@ -3,7 +3,7 @@ GO        ?= go
 FUZZTIME  ?= 10s
 PKGS      := ./...
 
-.PHONY: all build cross test vet race gobench fuzz bench run clean
+.PHONY: all build cross test vet race gobench fuzz bench run clean interop
 
 all: build test
 
@@ -32,6 +32,15 @@ test: vet cross
 	$(GO) test -race -tags gwistcheck -count=1 $(PKGS)
 	$(GO) test -run '^$$' -bench . -benchtime=1x $(PKGS) >/dev/null
 	cd benchmarks && $(GO) vet ./... && $(GO) test -count=1 ./...
+	$(MAKE) interop
+
+# gRPC (grpc-go's interop cases) and Connect (the conformance suite, when
+# connectconformance is installed) against services mounted on gwist; a
+# module of its own, so that their dependencies stay out of gwist's go.mod.
+# GWIST_CONFORMANCE_NETHTTP=1 also runs the suite against net/http and
+# compares.
+interop:
+	cd interop && $(GO) mod tidy -diff && $(GO) vet ./... && $(GO) test -race -tags gwistcheck -count=1 -timeout 30m ./...
 
 # Go micro-benchmarks (router, parser, whole request without sockets).
 gobench:

@@ -124,6 +124,11 @@ func (a *App) freeze() {
 	}
 	a.frozen = true
 	for _, r := range a.routes {
+		if !r.stream && isNetHTTPRoute(r.handler) {
+			// A net/http handler reads its body as it arrives (and may
+			// answer while it does: gRPC, Connect), within the App's limit.
+			r.stream, r.streamMax = true, a.maxBodyBytes()
+		}
 		if r.stream {
 			a.cfg.engine.StreamBody = a.bodyStreams
 		}

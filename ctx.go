@@ -82,6 +82,7 @@ func (c *Ctx) finish() {
 		clear(c.ctxStops)
 		c.ctxStops = c.ctxStops[:0]
 	}
+	c.ex.EndContext() // nothing derived from the request's context reads it from now on
 	c.ctx, c.w, c.req, c.tlsState = nil, nil, nil, nil
 	if len(c.values) > 0 {
 		clear(c.values) // let the values go now, not at the next request
@@ -253,6 +254,13 @@ func (c *Ctx) SetTrailer(name, value string) *Ctx {
 		c.headerErr = fmt.Errorf("gwist: trailer %q: %w", name, err)
 	}
 	return c
+}
+
+// addTrailer adds a value to a trailer field (SetTrailer replaces them).
+func (c *Ctx) addTrailer(name, value string) {
+	if err := c.ex.Trailer.Add(name, value); err != nil && c.headerErr == nil {
+		c.headerErr = fmt.Errorf("gwist: trailer %q: %w", name, err)
+	}
 }
 
 // String answers with status code and s as text/plain.

@@ -30,13 +30,37 @@ func (c *Ctx) SetContext(ctx context.Context) {
 		return
 	}
 	if ctx.Value(requestContextKey{}) == c {
-		c.ctx = ctx
+		c.ctx = &derivedContext{Context: ctx, c: c}
 		return
 	}
 	linked, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(c.Context(), func() { cancel(context.Canceled) })
 	c.ctxStops = append(c.ctxStops, func() { stop(); cancel(context.Canceled) })
 	c.ctx = context.WithValue(linked, requestContextKey{}, c)
+}
+
+// derivedContext is a context SetContext was given that derives from the
+// request's (context.WithValue(c.Context(), ...), say). context.WithValue
+// hides the request context's AfterFunc, so contexts derived from it in
+// turn (WithCancel, WithTimeout) would each start a goroutine that reads
+// the request context later, when the Ctx may serve another request (a
+// data race, and a wait on the wrong request); derivedContext gives the
+// AfterFunc back.
+type derivedContext struct {
+	context.Context
+	c *Ctx
+}
+
+// AfterFunc is the request context's when ctx's cancellation is the
+// request's own (a chain of values over it), context.AfterFunc otherwise
+// (ctx has a cancellation of its own, which the context package finds
+// without a goroutine).
+func (d *derivedContext) AfterFunc(f func()) (stop func() bool) {
+	rc := (*requestContext)(d.c)
+	if d.Context.Done() == rc.Done() {
+		return rc.AfterFunc(f)
+	}
+	return context.AfterFunc(d.Context, f)
 }
 
 // requestContextKey marks contexts derived from a request's context: its
@@ -57,6 +81,9 @@ func (r *requestContext) Err() error                  { return r.ex.Context().Er
 // when this Ctx may already serve another request (a data race, and a wait
 // on the wrong request).
 func (r *requestContext) AfterFunc(f func()) (stop func() bool) {
+	if a, ok := r.ex.Context().(interface{ AfterFunc(func()) func() bool }); ok {
+		return a.AfterFunc(f) // the engine's: no goroutine until it is cancelled
+	}
 	return afterDone(r.Done(), f)
 }
 

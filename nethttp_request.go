@@ -12,15 +12,22 @@ import (
 
 // httpRequest builds the *http.Request that WrapHandler and WrapMiddleware
 // give net/http code: a copy of the request (its strings may be kept), with
-// ctx as its context, the body as a reader, RemoteAddr, TLS, RequestURI,
-// Pattern (the route) and the route's parameters as path values
-// (r.PathValue("id") for a route "/users/:id" or "/users/{id}").
-func (c *Ctx) httpRequest(ctx context.Context) (*http.Request, error) {
-	body := c.Body() // first: Request then shares the body instead of copying it
+// ctx as its context, the protocol it came on (HTTP/1.0, HTTP/1.1 or
+// HTTP/2.0), the body as a reader, RemoteAddr, TLS, RequestURI, Pattern
+// (the route) and the route's parameters as path values (r.PathValue("id")
+// for a route "/users/:id" or "/users/{id}"). On a route whose body streams
+// the body is read as it arrives (requestBody), returned second so that its
+// reads can be ended when the handler returns; nil otherwise.
+func (c *Ctx) httpRequest(ctx context.Context) (*http.Request, *requestBody, error) {
+	var body []byte
+	streamed := c.ex.StreamedBody()
+	if !streamed {
+		body = c.Body() // first: Request then shares the body instead of copying it
+	}
 	req := c.Request()
 	u, err := url.ParseRequestURI(req.Target)
 	if err != nil {
-		return nil, NewHTTPError(http.StatusBadRequest, "")
+		return nil, nil, NewHTTPError(http.StatusBadRequest, "")
 	}
 	r := &http.Request{
 		Method:     req.Method,
@@ -34,6 +41,9 @@ func (c *Ctx) httpRequest(ctx context.Context) (*http.Request, error) {
 		Close:      !req.KeepAlive,
 		TLS:        c.TLS(),
 		Pattern:    c.route,
+	}
+	if req.ProtoMajor == 2 {
+		r.Proto, r.ProtoMajor, r.ProtoMinor, r.Close = "HTTP/2.0", 2, 0, false
 	}
 	if r.Host == "" {
 		r.Host = u.Host
@@ -54,18 +64,37 @@ func (c *Ctx) httpRequest(ctx context.Context) (*http.Request, error) {
 			r.Trailer[key] = append(r.Trailer[key], f.Value)
 		}
 	}
-	r.ContentLength = int64(len(body))
 	if req.Chunked {
 		r.TransferEncoding = []string{"chunked"}
 	}
-	if len(body) == 0 {
+	var rb *requestBody
+	switch {
+	case streamed:
+		r.ContentLength = req.ContentLength
+		rb = &requestBody{c: c, limit: c.bodyLimit()}
+		r.Body = rb
+	case len(body) == 0:
 		r.Body = http.NoBody
-	} else {
+	default:
+		r.ContentLength = int64(len(body))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
 	for _, p := range c.params {
 		r.SetPathValue(p.Key, c.Param(p.Key))
 	}
-	return r.WithContext(ctx), nil
+	r = r.WithContext(ctx)
+	if rb != nil {
+		rb.r = r
+	}
+	return r, rb, nil
+}
+
+// bodyLimit is the limit on the request's body: its route's StreamBody
+// limit, or WithMaxBodyBytes (0: none).
+func (c *Ctx) bodyLimit() int64 {
+	if i := c.routeIndex; i >= 0 && i < len(c.app.routes) && c.app.routes[i].stream {
+		return c.app.routes[i].streamMax
+	}
+	return c.app.maxBodyBytes()
 }

@@ -30,17 +30,50 @@ type responseWriter struct {
 	wrote   bool   // WriteHeader happened (explicitly or implied)
 	sniff   bool   // Content-Type still to be sniffed from the first bytes
 	pending []byte // bytes held back for the sniff
+	// body is the request's streamed body (nil when it was read whole);
+	// duplex: the handler asked to read it while writing on HTTP/1.x
+	// (EnableFullDuplex). Without it, as net/http, the body is closed when
+	// the response's head goes out.
+	body   *requestBody
+	duplex bool
 }
 
-func newResponseWriter(c *Ctx) *responseWriter {
-	w := &responseWriter{c: c, out: c.Writer()}
-	fields := c.ex.Header.Fields()
-	w.header = make(http.Header, len(fields)+2)
-	for _, f := range fields {
+func newResponseWriter(c *Ctx, body *requestBody) *responseWriter {
+	w := &responseWriter{c: c, out: c.Writer(), body: body}
+	w.header = make(http.Header, len(c.ex.Header.Fields())+2)
+	w.pullHeader()
+	return w
+}
+
+// pullHeader makes the map's header fields the Ctx's response headers (the
+// declared trailers, http.TrailerPrefix keys, are kept).
+func (w *responseWriter) pullHeader() {
+	for key := range w.header {
+		if !strings.HasPrefix(key, http.TrailerPrefix) {
+			delete(w.header, key)
+		}
+	}
+	for _, f := range w.c.ex.Header.Fields() {
 		key := textproto.CanonicalMIMEHeaderKey(f.Name)
 		w.header[key] = append(w.header[key], f.Value)
 	}
-	return w
+}
+
+// EnableFullDuplex lets the handler read the request body while it writes
+// the response on HTTP/1.x, as http.ResponseController.EnableFullDuplex
+// does on net/http's server. HTTP/2 is always full duplex.
+func (w *responseWriter) EnableFullDuplex() error {
+	w.duplex = true
+	return nil
+}
+
+// headOut runs after a write or flush: once the response's head has gone
+// out on HTTP/1.x without full duplex, the request body is closed, as
+// net/http closes it (later Reads fail).
+func (w *responseWriter) headOut() {
+	if w.body != nil && !w.duplex && w.c.ex.Request.ProtoMajor == 1 && w.c.ex.Streaming() {
+		w.body.cutForResponse()
+	}
 }
 
 // Header returns the header map; see responseWriter.
@@ -90,12 +123,16 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 			w.pending = append(w.pending, p...)
 			return len(p), nil
 		}
-		if err := w.endSniff(p); err != nil {
+		err := w.endSniff(p)
+		w.headOut()
+		if err != nil {
 			return 0, err
 		}
 		return len(p), nil
 	}
-	return w.out.Write(p)
+	n, err := w.out.Write(p)
+	w.headOut()
+	return n, err
 }
 
 // WriteString is Write with a string.
@@ -144,30 +181,48 @@ func (w *responseWriter) FlushError() error {
 	if err := w.endSniff(nil); err != nil {
 		return err
 	}
-	return w.out.Flush()
+	err := w.out.Flush()
+	w.headOut()
+	return err
 }
 
 // finish ends the response when the net/http handler has returned: an
 // implicit 200, the held-back bytes, and the trailers.
 func (w *responseWriter) finish() error {
 	if !w.wrote {
-		w.WriteHeader(http.StatusOK)
+		// Nothing was written: the headers go out with the status left
+		// unset (200), so that a net/http middleware around may still
+		// answer, as after a net/http handler that wrote nothing.
+		w.wrote, w.status = true, http.StatusOK
+		w.pushHeader()
+		if ct, ok := w.header["Content-Type"]; ok && len(ct) == 0 {
+			w.c.ex.Header.Del("Content-Type")
+		}
 	}
 	if err := w.endSniff(nil); err != nil {
 		return err
 	}
+	// Every value of a trailer goes out (gRPC metadata may repeat a key).
+	var declared map[string]bool
 	for _, name := range w.header.Values("Trailer") {
 		for _, n := range strings.Split(name, ",") {
 			key := textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(n))
+			if key == "" || declared[key] {
+				continue
+			}
+			if declared == nil {
+				declared = make(map[string]bool)
+			}
+			declared[key] = true
 			for _, v := range w.header[key] {
-				w.c.SetTrailer(key, v)
+				w.c.addTrailer(key, v)
 			}
 		}
 	}
 	for key, vs := range w.header {
 		if name, ok := strings.CutPrefix(key, http.TrailerPrefix); ok {
 			for _, v := range vs {
-				w.c.SetTrailer(name, v)
+				w.c.addTrailer(name, v)
 			}
 		}
 	}

@@ -126,9 +126,12 @@ func runBatch(b *batch) (slot int) {
 			}
 			break
 		}
-		if st != nil {
+		switch {
+		case st != nil:
 			keep = st.finish() && keep // streamed (h1stream.go): sends the rest itself
-		} else {
+		case ex.w.hungUp:
+			keep = false // abandoned (Exchange.Hangup): nothing of it goes out
+		default:
 			keep = keep && ex.Request.KeepAlive && !ex.wantsClose() && !s.draining.Load()
 			b.out = ex.appendResponse(b.out, keep, s.cfg.ServerName)
 		}

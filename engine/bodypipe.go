@@ -51,6 +51,18 @@ func (ex *Exchange) ReadBody(p []byte) (int, error) {
 	return ex.body.read(ex, p)
 }
 
+// CloseBody ends the reading of a streamed body before its handler
+// returns (a net/http handler's Body.Close, or the bridge's own when the
+// handler returns while a goroutine of its still reads): a ReadBody waiting
+// for bytes returns at once, and it and every later one fail. What is left
+// of the body is the engine's to discard, as when the handler returns. Any
+// goroutine may call it, any number of times.
+func (ex *Exchange) CloseBody() {
+	if ex.body != nil {
+		ex.body.shutRead()
+	}
+}
+
 // bodyPending reports whether the request's streamed body has not yet
 // been received to its end.
 func (ex *Exchange) bodyPending() bool { return ex.body != nil && ex.body.pending() }
@@ -62,8 +74,8 @@ func (ex *Exchange) headSent() {
 	}
 }
 
-// errBodyClosed: a Read after the handler returned.
-var errBodyClosed = errors.New("gwist: request body read after its handler returned")
+// errBodyClosed: a Read after CloseBody or the handler returned.
+var errBodyClosed = errors.New("gwist: request body read after it was closed (CloseBody) or its handler returned")
 
 // bodySource is a body's loop side, as the pipe tells it what the handler
 // did. Its methods run on the loop.
@@ -98,6 +110,8 @@ type bodyPipe struct {
 	// closed: the handler returned; what still arrives is the source's
 	// to discard.
 	closed bool
+	// shut: reads were ended early (CloseBody).
+	shut bool
 	// waiting: the source stopped feeding on a full pipe; a read that
 	// makes room tells it.
 	waiting bool
@@ -164,6 +178,14 @@ func (p *bodyPipe) put(b []byte) {
 	p.wake()
 }
 
+// shutRead ends the reads (CloseBody): a waiting one returns.
+func (p *bodyPipe) shutRead() {
+	p.mu.Lock()
+	p.shut = true
+	p.wake()
+	p.mu.Unlock()
+}
+
 // end marks the body complete, with its trailers (already the pipe's).
 func (p *bodyPipe) end(trailers []http1.HeaderField) {
 	p.mu.Lock()
@@ -207,7 +229,7 @@ func (p *bodyPipe) read(ex *Exchange, b []byte) (int, error) {
 	for {
 		p.mu.Lock()
 		switch {
-		case p.closed:
+		case p.closed || p.shut:
 			p.mu.Unlock()
 			return 0, errBodyClosed
 		case p.err != nil:

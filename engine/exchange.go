@@ -169,14 +169,58 @@ type cancelState struct {
 	mu   sync.Mutex
 	done chan struct{}
 	err  error
+	// afters run (each on a goroutine of its own) when it is cancelled:
+	// the AfterFunc of the Exchange's context; running counts those that
+	// run, for end.
+	afters  []*afterFunc
+	running sync.WaitGroup
 }
+
+// afterFunc is one function to run at the cancellation.
+type afterFunc struct{ f func() }
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (s *cancelState) reset() {
 	s.mu.Lock()
 	s.done, s.err = nil, nil
+	clear(s.afters) // the request ended uncancelled: they never run
+	s.afters = s.afters[:0]
 	s.mu.Unlock()
+}
+
+// afterFunc runs f on its own goroutine when the state is cancelled (at
+// once if it is), unless stop is called first; stop reports whether it
+// stopped f. A stop called once the Exchange serves another request finds
+// nothing to stop and reports false.
+func (s *cancelState) afterFunc(f func()) (stop func() bool) {
+	a := &afterFunc{f: f}
+	s.mu.Lock()
+	if s.err != nil {
+		s.running.Add(1)
+		s.mu.Unlock()
+		go func() {
+			defer s.running.Done()
+			f()
+		}()
+		return func() bool { return false }
+	}
+	s.afters = append(s.afters, a)
+	s.mu.Unlock()
+	return func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i, b := range s.afters {
+			if b == a {
+				last := len(s.afters) - 1
+				s.afters[i] = s.afters[last]
+				s.afters[last] = nil
+				s.afters = s.afters[:last]
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // errNow is the cancellation cause, nil while the request is live.
@@ -188,13 +232,36 @@ func (s *cancelState) errNow() error {
 
 func (s *cancelState) cancel(err error) {
 	s.mu.Lock()
+	var run []*afterFunc
 	if s.err == nil {
 		s.err = err
 		if s.done != nil {
 			close(s.done)
 		}
+		run = append(run, s.afters...)
+		clear(s.afters)
+		s.afters = s.afters[:0]
 	}
+	s.running.Add(len(run))
 	s.mu.Unlock()
+	for _, a := range run {
+		go func() {
+			defer s.running.Done()
+			a.f()
+		}()
+	}
+}
+
+// end: the handlers returned. What AfterFunc registered and has not run
+// never will, and it waits for what runs: these functions read the
+// Exchange (context.WithCancel's calls Err and Value on it), which is
+// recycled next.
+func (s *cancelState) end() {
+	s.mu.Lock()
+	clear(s.afters)
+	s.afters = s.afters[:0]
+	s.mu.Unlock()
+	s.running.Wait()
 }
 
 // exchangeContext is an Exchange seen as a context.Context.
@@ -241,6 +308,28 @@ func (c *exchangeContext) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
+}
+
+// EndContext runs on the handler's goroutine once the handlers have
+// returned: functions registered with the context's AfterFunc that have
+// not run never will, and it waits for those that run (they may read the
+// Exchange, which is recycled next).
+func (ex *Exchange) EndContext() {
+	if ex.respond().sink() == nil {
+		ex.cancel.end()
+	}
+}
+
+// AfterFunc runs f on its own goroutine once the context is done, unless
+// stop is called first, as context.AfterFunc does; it lets
+// context.WithCancel and WithTimeout on the Exchange's context take its
+// cancellation without a goroutine of their own (which would outlive the
+// request and read a recycled Exchange).
+func (c *exchangeContext) AfterFunc(f func()) (stop func() bool) {
+	if p := c.parent(); p != nil {
+		return context.AfterFunc(p, f)
+	}
+	return c.cancel.afterFunc(f)
 }
 
 func (c *exchangeContext) Value(key any) any {

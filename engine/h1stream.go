@@ -67,6 +67,18 @@ type h1Worker struct {
 	b  *batch
 	st *stream // set once the response streams
 	in *inbody // the streamed request body's loop side (set on the loop, before the worker)
+	// hungUp: the response was abandoned before its head went out
+	// (Exchange.Hangup): nothing of it is sent, and the connection closes.
+	hungUp bool
+}
+
+// hangup abandons a response whose head has not gone out.
+func (w *h1Worker) hangup() bool {
+	if w.st != nil {
+		return false
+	}
+	w.hungUp = true
+	return true
 }
 
 func (w *h1Worker) streamAt() int    { return w.b.c.config().StreamThreshold }

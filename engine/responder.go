@@ -116,6 +116,20 @@ func (ex *Exchange) CanStream() bool { return ex.respond().streamAt() > 0 }
 // END_STREAM). It does nothing before the head is sent.
 func (ex *Exchange) AbortStream() { ex.respond().abort() }
 
+// Hangup abandons a response whose head has not gone out, where the
+// protocol can do so without sending anything: an HTTP/1 request whose
+// handler runs on a worker gets no response at all, and its connection
+// closes after the responses before it (net/http's answer to
+// panic(http.ErrAbortHandler)). It reports false, and does nothing, once
+// the head went out (see AbortStream) or where it cannot (HTTP/2, Inline,
+// a sink).
+func (ex *Exchange) Hangup() bool {
+	if h, ok := ex.respond().(interface{ hangup() bool }); ok {
+		return h.hangup()
+	}
+	return false
+}
+
 // Detach turns a response that is streaming (or about to: it sends the
 // head) into a detached one and returns it. The handler should return soon
 // after; the returned Detached sends the rest of the body. Every idleEvery
