@@ -7,6 +7,7 @@ go 1.26.0
 replace github.com/gwist/gwist => ../
 
 require (
+	connectrpc.com/connect v1.21.1
 	github.com/gorilla/websocket v1.5.3
 	github.com/gwist/gwist v0.0.0-00010101000000-000000000000
 	github.com/lesismal/llib v1.2.2
@@ -15,6 +16,8 @@ require (
 	github.com/valyala/fasthttp v1.79.0
 	golang.org/x/net v0.63.0
 	golang.org/x/sys v0.50.0
+	google.golang.org/grpc v1.85.0
+	google.golang.org/protobuf v1.36.12
 )
 
 require (
@@ -27,5 +30,6 @@ require (
 	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 )

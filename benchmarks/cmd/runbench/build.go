@@ -23,6 +23,7 @@ var ownBinaries = [][2]string{
 	{"wsnbio", "./servers/wsnbio"},
 	{"wsgwist", "./servers/wsgwist"},
 	{"wsbare", "./servers/wsbare"},
+	{"grpcsvc", "./servers/grpcsvc"},
 	{"wsbench", "./cmd/wsbench"},
 }
 

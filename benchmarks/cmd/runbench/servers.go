@@ -47,6 +47,11 @@ var allServers = assignPorts([]serverDef{
 	{name: "wsnbio", binary: "wsnbio", plainOnly: true, variant: true},
 	{name: "wsgwist-inline", binary: "wsgwist", extra: []string{"-inline"}, plainOnly: true, ours: true, variant: true},
 	{name: "wsbare", binary: "wsbare", plainOnly: true, ceiling: true, variant: true},
+	// gRPC rows: only in the grpc-* workloads (h2c only; servers/grpcsvc).
+	{name: "grpc-gwist", binary: "grpcsvc", extra: []string{"-mode", "gwist"}, plainOnly: true, ours: true, variant: true},
+	{name: "grpc-native", binary: "grpcsvc", extra: []string{"-mode", "native"}, plainOnly: true, variant: true},
+	{name: "grpc-nethttp", binary: "grpcsvc", extra: []string{"-mode", "nethttp"}, plainOnly: true, variant: true},
+	{name: "grpc-connect", binary: "grpcsvc", extra: []string{"-mode", "connect"}, plainOnly: true, variant: true},
 })
 
 // assignPorts gives row n (from 1) its ports from portBase; the ceiling

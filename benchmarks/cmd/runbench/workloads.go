@@ -120,6 +120,8 @@ func allWorkloads() []workload {
 		wsIdleWorkload(),
 		wsEchoWorkload(),
 		wsBroadcastWorkload(),
+		grpcWorkload(false),
+		grpcWorkload(true),
 	}
 }
 
