@@ -48,6 +48,7 @@ func main() {
 	flag.BoolVar(&f.list, "list", false, "list the workloads and exit")
 	flag.StringVar(&f.base, "base", "", "also run examples/hello as built at this git revision (row gwist-base), to compare a change with the code before it in the same run")
 	flag.IntVar(&f.portBase, "port-base", portBase, "row n listens on port-base+n (HTTPS: port-base+100+n)")
+	flag.IntVar(&serverCores, "server-cores", serverCores, "cores of every server: GOMAXPROCS of the Go servers, worker_processes of nginx, num-threads of h2o")
 	flag.Parse()
 	if f.list {
 		for _, w := range allWorkloads() {
@@ -122,6 +123,15 @@ func run(f flags) error {
 			unavailable[b] = "not built (bin/" + b + " missing)"
 		}
 	}
+	for name, why := range ensureCRef(ctx, !f.noInstall, servers) {
+		unavailable[name] = why
+	}
+	for _, s := range servers {
+		if s.cref && unavailable[s.name] == "" {
+			m.tools = append(m.tools, toolVersion(s.name, "-v"))
+		}
+	}
+	m.serverCores = serverCores
 	m.gwist = "available (examples/hello)"
 	if why := unavailable["gwist"]; why != "" {
 		m.gwist = "**not available**: " + why
@@ -147,11 +157,11 @@ func run(f flags) error {
 	}
 	flagsOf := map[string]map[string]bool{}
 	for _, s := range servers {
-		if _, done := flagsOf[s.binary]; !done && unavailable[s.binary] == "" {
+		if _, done := flagsOf[s.binary]; !done && unavailable[s.binary] == "" && !s.cref {
 			flagsOf[s.binary] = probeFlags(ctx, filepath.Join(dir, "bin", s.binary))
 		}
 	}
-	e := &env{ctx: ctx, o: o, binDir: filepath.Join(dir, "bin"), certFile: certFile, keyFile: keyFile, luaFile: lua}
+	e := &env{ctx: ctx, o: o, binDir: filepath.Join(dir, "bin"), certFile: certFile, keyFile: keyFile, luaFile: lua, scratch: scratch}
 	rep := &report{o: o, servers: servers}
 	for _, w := range works {
 		if ctx.Err() != nil {

@@ -66,3 +66,50 @@ func parseStatCPU(stat []byte) (float64, error) {
 	}
 	return float64(ut+st) / userHZ, nil
 }
+
+// groupCPUSeconds is cpuSeconds summed over the processes of process group
+// pgid: the servers run in their own group, and nginx's workers are
+// processes beside its master (for a Go server it is its one process).
+func groupCPUSeconds(pgid int) (float64, error) {
+	return sumGroup(pgid, cpuSeconds)
+}
+
+// groupRSSBytes is rssBytes summed over process group pgid.
+func groupRSSBytes(pgid int) (int64, error) {
+	v, err := sumGroup(pgid, func(pid int) (float64, error) {
+		b, err := rssBytes(pid)
+		return float64(b), err
+	})
+	return int64(v), err
+}
+
+func sumGroup(pgid int, f func(int) (float64, error)) (float64, error) {
+	total, err := f(pgid) // the leader; its error is the group's
+	if err != nil {
+		return 0, err
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, perr := strconv.Atoi(e.Name())
+		if perr != nil || pid == pgid {
+			continue
+		}
+		b, rerr := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if rerr != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		fs := strings.Fields(string(b[i+1:]))
+		// fs[0] is field 3 (state), fs[2] field 5 (pgrp).
+		if len(fs) < 3 || fs[2] != strconv.Itoa(pgid) {
+			continue
+		}
+		if v, ferr := f(pid); ferr == nil {
+			total += v
+		}
+	}
+	return total, nil
+}

@@ -76,9 +76,9 @@ func wrkWorkload(name, title, path string, pipelined, withTLS bool) workload {
 		}
 		url := scheme + "://" + addr + path
 		runTool(e.ctx, e.o.warm+time.Minute, e.logPath, "wrk", wrkArgs(e.o.warm, url, scriptName(e))...)
-		c0, cerr := cpuSeconds(s.pid)
+		c0, cerr := groupCPUSeconds(s.pid)
 		r := runTool(e.ctx, e.o.dur+time.Minute, e.logPath, "wrk", wrkArgs(e.o.dur, url, scriptName(e))...)
-		c1, cerr1 := cpuSeconds(s.pid)
+		c1, cerr1 := groupCPUSeconds(s.pid)
 		res, err := parse.ParseWrk(r.combined())
 		if err != nil {
 			return outcome{err: err}

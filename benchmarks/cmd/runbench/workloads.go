@@ -61,6 +61,7 @@ type env struct {
 	binDir            string
 	certFile, keyFile string
 	luaFile           string
+	scratch           string // rendered C server configs go here
 	logPath           string // tool output of this measurement is appended here
 }
 
@@ -94,27 +95,29 @@ const (
 var (
 	inlineVariant     = []string{"gwist-inline"}
 	noQuickAckVariant = []string{"gwist-noquickack"}
+	// crefRows are the C reference rows (nginx, h2o).
+	crefRows = []string{"nginx", "h2o"}
 )
 
 // allWorkloads lists the workloads in run order.
 func allWorkloads() []workload {
 	return []workload{
-		wrkWorkload("plaintext", "Plaintext keep-alive, GET /", "/", false, false),
-		wrkWorkload("json", "JSON keep-alive, GET /json", "/json", false, false),
+		withCRef(wrkWorkload("plaintext", "Plaintext keep-alive, GET /", "/", false, false)),
+		withCRef(wrkWorkload("json", "JSON keep-alive, GET /json", "/json", false, false)),
 		wrkWorkload("pipelined", "Pipelined, 16 GET / per batch", "/", true, false),
-		wrkWorkload("https", "HTTPS keep-alive, GET /", "/", false, true),
-		churnWorkload(8, false),
-		churnWorkload(1, false),
-		churnWorkload(8, true),
-		churnWorkload(1, true),
+		withCRef(wrkWorkload("https", "HTTPS keep-alive, GET /", "/", false, true)),
+		withCRef(churnWorkload(8, false)),
+		withCRef(churnWorkload(1, false)),
+		withCRef(churnWorkload(8, true)),
+		withCRef(churnWorkload(1, true)),
 		abWorkload(),
-		h2Workload(true),
-		h2Workload(false),
-		idleWorkload(false),
-		idleWorkload(true),
+		withCRef(h2Workload(true)),
+		withCRef(h2Workload(false)),
+		withCRef(idleWorkload(false)),
+		withCRef(idleWorkload(true)),
 		idleH2Workload(),
 		idleSSEWorkload(),
-		cpuWorkload(),
+		withCRef(cpuWorkload()),
 		silentWorkload(),
 		rateWorkload(),
 		wsIdleWorkload(),
@@ -125,4 +128,10 @@ func allWorkloads() []workload {
 
 func secs(d time.Duration) string {
 	return strconv.Itoa(max(1, int(d.Round(time.Second).Seconds()))) + "s"
+}
+
+// withCRef lets the C reference rows (nginx, h2o) take part in w.
+func withCRef(w workload) workload {
+	w.variants = append(append([]string(nil), w.variants...), crefRows...)
+	return w
 }

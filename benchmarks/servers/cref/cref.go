@@ -126,9 +126,16 @@ func (s Server) Prepare(c Config) ([]string, error) {
 	if err := os.WriteFile(path, conf, 0o644); err != nil {
 		return nil, err
 	}
+	return s.Command(c.Dir)
+}
+
+// Command is the command line that runs the server in the foreground with
+// the configuration Prepare wrote into dir.
+func (s Server) Command(dir string) ([]string, error) {
+	path := filepath.Join(dir, s.Name+".conf")
 	switch s.Name {
 	case "nginx":
-		return []string{"nginx", "-e", "stderr", "-p", c.Dir + "/", "-c", path}, nil
+		return []string{"nginx", "-e", "stderr", "-p", dir + "/", "-c", path}, nil
 	case "h2o":
 		return []string{"h2o", "-m", "worker", "-c", path}, nil
 	}
