@@ -75,6 +75,9 @@ func crefCommand(e *env, w workload, def serverDef, round int) ([]string, error)
 		Workers:  serverCores,
 		MaxConns: crefMaxConns(),
 	}
+	if w.static {
+		c.StaticDir = e.staticDir
+	}
 	if w.tls {
 		c.TLSAddr, c.CertFile, c.KeyFile = def.tlsAddr(), e.certFile, e.keyFile
 	}

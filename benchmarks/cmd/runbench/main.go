@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"flag"
 	"fmt"
 	"os"
@@ -146,6 +147,10 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
+	www := filepath.Join(scratch, "www")
+	if err := writeStaticFile(www); err != nil {
+		return err
+	}
 	lua, err := writeLua(scratch)
 	if err != nil {
 		return err
@@ -161,7 +166,7 @@ func run(f flags) error {
 			flagsOf[s.binary] = probeFlags(ctx, filepath.Join(dir, "bin", s.binary))
 		}
 	}
-	e := &env{ctx: ctx, o: o, binDir: filepath.Join(dir, "bin"), certFile: certFile, keyFile: keyFile, luaFile: lua, scratch: scratch}
+	e := &env{ctx: ctx, o: o, binDir: filepath.Join(dir, "bin"), certFile: certFile, keyFile: keyFile, luaFile: lua, scratch: scratch, staticDir: www}
 	rep := &report{o: o, servers: servers}
 	for _, w := range works {
 		if ctx.Err() != nil {
@@ -268,4 +273,16 @@ func writeReport(rep *report, f flags) error {
 	}
 	logf("wrote %s and %s (%s)", f.out, svgPath, rep.m.elapsed.Round(time.Second))
 	return nil
+}
+
+// writeStaticFile writes the static workload's file into dir.
+func writeStaticFile(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b := make([]byte, staticSize)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, staticFile), b, 0o644)
 }

@@ -113,3 +113,35 @@ func sumGroup(pgid int, f func(int) (float64, error)) (float64, error) {
 	}
 	return total, nil
 }
+
+// groupSystemSeconds is stime alone (the kernel's share) summed over
+// process group pgid.
+func groupSystemSeconds(pgid int) (float64, error) {
+	return sumGroup(pgid, func(pid int) (float64, error) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return 0, err
+		}
+		_, sys, err := parseStatUserSys(b)
+		return sys, err
+	})
+}
+
+// parseStatUserSys returns utime and stime of a /proc/PID/stat line, in
+// seconds.
+func parseStatUserSys(stat []byte) (user, sys float64, err error) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, 0, fmt.Errorf("malformed stat")
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 13 {
+		return 0, 0, fmt.Errorf("short stat")
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, fmt.Errorf("bad utime/stime %q %q", f[11], f[12])
+	}
+	return float64(ut) / userHZ, float64(st) / userHZ, nil
+}

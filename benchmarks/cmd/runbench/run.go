@@ -42,7 +42,11 @@ func runWorkload(e *env, w workload, servers []serverDef, missingTools, unavaila
 		case w.tls && s.tlsPort == 0:
 			r.staticNA = "plaintext only"
 		default:
-			if m := missingFlags(s.args(w.tls, "c", "k"), flagsOf[s.binary]); len(m) > 0 {
+			a := s.args(w.tls, "c", "k")
+			if w.static {
+				a = append(a, "-static-dir", "d")
+			}
+			if m := missingFlags(a, flagsOf[s.binary]); len(m) > 0 && !s.cref {
 				r.staticNA = "not available: bin/" + s.binary + " has no " + strings.Join(m, ", ") + " flag yet"
 			}
 		}
@@ -74,6 +78,8 @@ func runOne(e *env, w workload, def serverDef, round int, logDir string) outcome
 			return outcome{err: fmt.Errorf("failed to configure: %w", err)}
 		}
 		bin, args = argv[0], argv[1:]
+	} else if w.static {
+		args = append(args, "-static-dir", e.staticDir)
 	}
 	srv, err := startServer(e.ctx, bin, def, args, w.tls, base+".server.log")
 	if err != nil {
