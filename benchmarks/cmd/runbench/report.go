@@ -116,12 +116,11 @@ func (r *report) writeServers(w io.Writer) {
 	fmt.Fprintf(w, "## Servers\n\nEach row is started as below (`-tls-addr`, `-cert` and `-key` only for HTTPS workloads; every server gets the same self-signed ECDSA P-256 certificate files).\n\n| row | command |\n|---|---|\n")
 	for _, s := range r.servers {
 		cmd := shellJoin("bin/"+s.binary, s.args(s.tlsPort != 0, "CERT", "KEY"))
-		if s.cref {
-			if c, ok := cref.ByName(s.name); ok {
-				argv, _ := c.Command("DIR")
-				cmd = shellJoin(argv[0], argv[1:]) + "` with `servers/cref/" + s.name + ".conf.tmpl` rendered into DIR (ports " + s.plainAddr() + ", " + s.tlsAddr() + ")"
-				cmd = strings.TrimSuffix(cmd, "`")
-			}
+		if c, ok := cref.ByName(s.name); ok && s.cref {
+			argv, _ := c.Command("DIR")
+			fmt.Fprintf(w, "| %s | `%s` (`servers/cref/%s.conf.tmpl` rendered into DIR with ports %d and %d; `%d` workers) |\n",
+				s.name, shellJoin(argv[0], argv[1:]), s.name, s.plainPort, s.tlsPort, r.m.serverCores)
+			continue
 		}
 		fmt.Fprintf(w, "| %s | `%s` |\n", s.name, cmd)
 	}
