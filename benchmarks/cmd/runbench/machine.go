@@ -11,15 +11,17 @@ import (
 
 // machine describes where the run happened.
 type machine struct {
-	date    time.Time
-	cpu     string
-	cores   int
-	kernel  string
-	goVer   string
-	noFile  uint64
-	tools   []string // version lines of wrk, ab, h2load
-	gwist   string   // "available" or why not
-	elapsed time.Duration
+	date  time.Time
+	cpu   string
+	cores int
+	// serverCores is what every server was given (-server-cores).
+	serverCores int
+	kernel      string
+	goVer       string
+	noFile      uint64
+	tools       []string // version lines of wrk, ab, h2load
+	gwist       string   // "available" or why not
+	elapsed     time.Duration
 	// loadStart is the 1-minute load average before anything ran;
 	// othersCPU the share of the machine's CPU that processes other than
 	// this run's used while it ran (-1: unknown). Both tell how noisy the

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"flag"
 	"fmt"
 	"os"
@@ -48,6 +49,7 @@ func main() {
 	flag.BoolVar(&f.list, "list", false, "list the workloads and exit")
 	flag.StringVar(&f.base, "base", "", "also run examples/hello as built at this git revision (row gwist-base), to compare a change with the code before it in the same run")
 	flag.IntVar(&f.portBase, "port-base", portBase, "row n listens on port-base+n (HTTPS: port-base+100+n)")
+	flag.IntVar(&serverCores, "server-cores", serverCores, "cores of every server: GOMAXPROCS of the Go servers, worker_processes of nginx, num-threads of h2o")
 	flag.Parse()
 	if f.list {
 		for _, w := range allWorkloads() {
@@ -122,6 +124,15 @@ func run(f flags) error {
 			unavailable[b] = "not built (bin/" + b + " missing)"
 		}
 	}
+	for name, why := range ensureCRef(ctx, !f.noInstall, servers) {
+		unavailable[name] = why
+	}
+	for _, s := range servers {
+		if s.cref && unavailable[s.name] == "" {
+			m.tools = append(m.tools, toolVersion(s.name, "-v"))
+		}
+	}
+	m.serverCores = serverCores
 	m.gwist = "available (examples/hello)"
 	if why := unavailable["gwist"]; why != "" {
 		m.gwist = "**not available**: " + why
@@ -136,6 +147,10 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
+	www := filepath.Join(scratch, "www")
+	if err := writeStaticFile(www); err != nil {
+		return err
+	}
 	lua, err := writeLua(scratch)
 	if err != nil {
 		return err
@@ -147,11 +162,11 @@ func run(f flags) error {
 	}
 	flagsOf := map[string]map[string]bool{}
 	for _, s := range servers {
-		if _, done := flagsOf[s.binary]; !done && unavailable[s.binary] == "" {
+		if _, done := flagsOf[s.binary]; !done && unavailable[s.binary] == "" && !s.cref {
 			flagsOf[s.binary] = probeFlags(ctx, filepath.Join(dir, "bin", s.binary))
 		}
 	}
-	e := &env{ctx: ctx, o: o, binDir: filepath.Join(dir, "bin"), certFile: certFile, keyFile: keyFile, luaFile: lua}
+	e := &env{ctx: ctx, o: o, binDir: filepath.Join(dir, "bin"), certFile: certFile, keyFile: keyFile, luaFile: lua, scratch: scratch, staticDir: www}
 	rep := &report{o: o, servers: servers}
 	for _, w := range works {
 		if ctx.Err() != nil {
@@ -258,4 +273,16 @@ func writeReport(rep *report, f flags) error {
 	}
 	logf("wrote %s and %s (%s)", f.out, svgPath, rep.m.elapsed.Round(time.Second))
 	return nil
+}
+
+// writeStaticFile writes the static workload's file into dir.
+func writeStaticFile(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b := make([]byte, staticSize)
+	if _, err := rand.Read(b); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, staticFile), b, 0o644)
 }

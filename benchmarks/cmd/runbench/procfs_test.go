@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"syscall"
 	"testing"
 )
 
@@ -66,4 +67,23 @@ func join(xs []string) string {
 		s += x
 	}
 	return s
+}
+
+func TestParseStatUserSys(t *testing.T) {
+	stat := []byte("1234 (my (odd) srv) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0 100 0 0")
+	if u, s, err := parseStatUserSys(stat); err != nil || u != 2.5 || s != 0.5 {
+		t.Fatalf("parseStatUserSys = %v %v %v", u, s, err)
+	}
+}
+
+func TestGroupCPUAndRSS(t *testing.T) {
+	// This test's process is the leader of no group in general; use our
+	// own pgid, which holds at least this process.
+	pgid := syscall.Getpgrp()
+	if _, err := groupCPUSeconds(pgid); err != nil {
+		t.Skipf("group leader %d not readable: %v", pgid, err)
+	}
+	if rss, err := groupRSSBytes(pgid); err != nil || rss <= 0 {
+		t.Fatalf("groupRSSBytes = %d, %v", rss, err)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gwist/gwist/benchmarks/internal/svgchart"
+	"github.com/gwist/gwist/benchmarks/servers/cref"
 )
 
 // report is everything RESULTS.md says.
@@ -43,6 +44,8 @@ func (r *report) writeMarkdown(w io.Writer) {
 		p(" **Other processes were busy on this machine during the run**: expect more noise than usual, in latency tails most of all.")
 	}
 	p("\n")
+	p("- Cores: every server gets the same %d: the Go servers run with GOMAXPROCS=%d; nginx (C reference) with `worker_processes %d` (a master and %d worker processes; CPU time and RSS are summed over the server's process group); h2o (C reference) with `num-threads: %d`. No taskset: the load generators share the same cores. TLS: Go's client (tlsbench, idleconns) negotiates X25519MLKEM768 with the Go servers but X25519 with nginx and h2o (OpenSSL 3.0), so full handshakes are not like for like.\n",
+		r.m.serverCores, r.m.serverCores, r.m.serverCores, r.m.serverCores, r.m.serverCores)
 	p("- Method: within a workload each server is started on its own fixed port, warmed up, measured and stopped, one after another; that sequence repeats %d time(s) (A B C … A B C …). Figures are medians over the rounds.\n", r.o.rounds)
 	p("- Ratios: \"gwist ÷ best peer\" is taken on each workload's main figure and oriented so that **> 1 means gwist is better** (for lower-is-better figures such as latency, memory and CPU, it is peer ÷ gwist). Peers are nethttp, fasthttp and nbio (wsgorilla and wsnbio in the ws-* workloads); gnetbare (a bare gnet server with a canned response; wsbare, a bare gnet WebSocket echo, in ws-idle and ws-echo) is the ceiling, compared separately where it takes part.\n\n")
 	r.writeSummary(w)
@@ -54,10 +57,10 @@ func (r *report) writeMarkdown(w io.Writer) {
 
 func (r *report) writeSummary(w io.Writer) {
 	fmt.Fprintf(w, "## Summary\n\n![gwist ÷ best peer](%s)\n\n", r.svgName)
-	fmt.Fprintf(w, "| workload | figure | row | gwist row | best peer | gwist ÷ best peer | gwist ÷ gnetbare |\n|---|---|---|---:|---|---:|---:|\n")
+	fmt.Fprintf(w, "| workload | figure | row | gwist row | best Go peer | gwist ÷ best Go peer | nginx | gwist ÷ nginx | h2o | gwist ÷ h2o | gwist ÷ gnetbare |\n|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, t := range r.tables {
 		if t.skipped != "" {
-			fmt.Fprintf(w, "| %s | | | skipped: %s | | | |\n", t.w.name, t.skipped)
+			fmt.Fprintf(w, "| %s | | | skipped: %s | | | | | | | |\n", t.w.name, t.skipped)
 			continue
 		}
 		label := metricLabel(t.w, t.w.primary)
@@ -67,14 +70,33 @@ func (r *report) writeSummary(w io.Writer) {
 		if hasPeer {
 			peerCell = fmt.Sprintf("%s %s", peerName, fmtNum(peer, metricDecimals(t.w, t.w.primary)))
 		}
+		dec := metricDecimals(t.w, t.w.primary)
+		refCell := func(name string) (string, float64, bool) {
+			r := t.row(name)
+			if r == nil {
+				return "–", 0, false
+			}
+			if v, ok := t.primary(r); ok {
+				return fmtNum(v, dec), v, true
+			}
+			return statusCell(r.summarize()), 0, false
+		}
+		ngxCell, ngx, hasNgx := refCell("nginx")
+		h2oCell, h2o, hasH2o := refCell("h2o")
 		ours := t.ourRows()
 		if len(ours) == 0 {
-			fmt.Fprintf(w, "| %s | %s | – | – | %s | – | – |\n", t.w.name, label, peerCell)
+			fmt.Fprintf(w, "| %s | %s | – | – | %s | – | %s | – | %s | – | – |\n", t.w.name, label, peerCell, ngxCell, h2oCell)
 		}
 		for _, o := range ours {
 			v, ok := t.primary(o)
-			cell, ratio, vsCeil := statusCell(o.summarize()), "–", "–"
+			cell, ratio, vsCeil, vsNgx, vsH2o := statusCell(o.summarize()), "–", "–", "–", "–"
 			if ok {
+				if hasNgx {
+					vsNgx = fmt.Sprintf("**%.2f×**", t.ratio(v, ngx))
+				}
+				if hasH2o {
+					vsH2o = fmt.Sprintf("%.2f×", t.ratio(v, h2o))
+				}
 				cell = fmtNum(v, metricDecimals(t.w, t.w.primary))
 				if hasPeer {
 					ratio = fmt.Sprintf("**%.2f×**", t.ratio(v, peer))
@@ -83,7 +105,8 @@ func (r *report) writeSummary(w io.Writer) {
 					vsCeil = fmt.Sprintf("%.2f×", t.ratio(v, ceil))
 				}
 			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", t.w.name, label, o.def.name, cell, peerCell, ratio, vsCeil)
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", t.w.name, label, o.def.name, cell, peerCell, ratio,
+				ngxCell, vsNgx, h2oCell, vsH2o, vsCeil)
 		}
 	}
 	fmt.Fprintln(w)
@@ -93,6 +116,12 @@ func (r *report) writeServers(w io.Writer) {
 	fmt.Fprintf(w, "## Servers\n\nEach row is started as below (`-tls-addr`, `-cert` and `-key` only for HTTPS workloads; every server gets the same self-signed ECDSA P-256 certificate files).\n\n| row | command |\n|---|---|\n")
 	for _, s := range r.servers {
 		cmd := shellJoin("bin/"+s.binary, s.args(s.tlsPort != 0, "CERT", "KEY"))
+		if c, ok := cref.ByName(s.name); ok && s.cref {
+			argv, _ := c.Command("DIR")
+			fmt.Fprintf(w, "| %s | `%s` (`servers/cref/%s.conf.tmpl` rendered into DIR with ports %d and %d; `%d` workers) |\n",
+				s.name, shellJoin(argv[0], argv[1:]), s.name, s.plainPort, s.tlsPort, r.m.serverCores)
+			continue
+		}
 		fmt.Fprintf(w, "| %s | `%s` |\n", s.name, cmd)
 	}
 	fmt.Fprintln(w)
@@ -159,6 +188,13 @@ func (r *report) ratioLine(t *table) string {
 		}
 		if hasPeer {
 			parts = append(parts, fmt.Sprintf("%s ÷ best peer (%s) = **%.2f×**", o.def.name, peerName, t.ratio(v, peer)))
+		}
+		for _, ref := range crefRows {
+			if r := t.row(ref); r != nil {
+				if rv, ok := t.primary(r); ok {
+					parts = append(parts, fmt.Sprintf("%s ÷ %s = **%.2f×**", o.def.name, ref, t.ratio(v, rv)))
+				}
+			}
 		}
 		if hasCeil {
 			parts = append(parts, fmt.Sprintf("%s ÷ gnetbare = %.2f×", o.def.name, t.ratio(v, ceil)))

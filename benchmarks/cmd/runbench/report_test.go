@@ -50,3 +50,31 @@ func TestWriteMarkdown(t *testing.T) {
 		t.Errorf("chart bars %+v", c.Bars)
 	}
 }
+
+func TestSummaryCRefRatios(t *testing.T) {
+	w := rateWorkload() // p99, lower is better
+	tb := &table{w: w, rows: []*rowResult{
+		{def: serverDef{name: "gwist", ours: true}, rounds: []outcome{{values: map[string]float64{"p99": 2}}}},
+		{def: serverDef{name: "nethttp"}, rounds: []outcome{{values: map[string]float64{"p99": 4}}}},
+		{def: serverDef{name: "nginx", cref: true}, rounds: []outcome{{values: map[string]float64{"p99": 1}}}},
+		{def: serverDef{name: "h2o", cref: true}, staticNA: "not available: h2o not found"},
+	}}
+	r := &report{m: machine{cpu: "Test CPU", cores: 2, serverCores: 2}, o: quickOptions(), tables: []*table{tb},
+		servers: allServers, svgName: "results.svg"}
+	var b bytes.Buffer
+	r.writeMarkdown(&b)
+	md := b.String()
+	for _, want := range []string{
+		"GOMAXPROCS=2", "`worker_processes 2`",
+		"| gwist ÷ best Go peer | nginx | gwist ÷ nginx | h2o | gwist ÷ h2o |",
+		"| rate | p99 ms | gwist | 2.000 | nethttp 4.000 | **2.00×** | 1.000 | **0.50×** | n/a (not available: h2o not found) | – |",
+		"gwist ÷ nginx = **0.50×**", "servers/cref/nginx.conf.tmpl",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("RESULTS.md lacks %q", want)
+		}
+	}
+	if name, _, _ := tb.bestPeer(); name != "nethttp" {
+		t.Errorf("best Go peer %q: a C row must not be a peer", name)
+	}
+}

@@ -128,7 +128,7 @@ func (t *table) primary(r *rowResult) (float64, bool) {
 // median primary figure.
 func (t *table) bestPeer() (name string, value float64, ok bool) {
 	for _, r := range t.rows {
-		if r.def.ours || r.def.ceiling {
+		if r.def.ours || r.def.ceiling || r.def.cref {
 			continue
 		}
 		v, has := t.primary(r)
@@ -170,4 +170,14 @@ func (t *table) ourRows() []*rowResult {
 		}
 	}
 	return out
+}
+
+// row returns the row called name, or nil.
+func (t *table) row(name string) *rowResult {
+	for _, r := range t.rows {
+		if r.def.name == name {
+			return r
+		}
+	}
+	return nil
 }

@@ -23,3 +23,12 @@ func raiseNoFile() (soft, hard uint64, err error) {
 	}
 	return r.Cur, r.Max, nil
 }
+
+// currentNoFile is the soft RLIMIT_NOFILE (1024 when unknown).
+func currentNoFile() uint64 {
+	var r syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r) != nil {
+		return 1024
+	}
+	return r.Cur
+}

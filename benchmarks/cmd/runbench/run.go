@@ -42,7 +42,11 @@ func runWorkload(e *env, w workload, servers []serverDef, missingTools, unavaila
 		case w.tls && s.tlsPort == 0:
 			r.staticNA = "plaintext only"
 		default:
-			if m := missingFlags(s.args(w.tls, "c", "k"), flagsOf[s.binary]); len(m) > 0 {
+			a := s.args(w.tls, "c", "k")
+			if w.static {
+				a = append(a, "-static-dir", "d")
+			}
+			if m := missingFlags(a, flagsOf[s.binary]); len(m) > 0 && !s.cref {
 				r.staticNA = "not available: bin/" + s.binary + " has no " + strings.Join(m, ", ") + " flag yet"
 			}
 		}
@@ -67,8 +71,17 @@ func runWorkload(e *env, w workload, servers []serverDef, missingTools, unavaila
 // runOne starts one server, measures it, and stops it.
 func runOne(e *env, w workload, def serverDef, round int, logDir string) outcome {
 	base := filepath.Join(logDir, fmt.Sprintf("%s-%s-r%d", w.name, def.name, round+1))
-	args := def.args(w.tls, e.certFile, e.keyFile)
-	srv, err := startServer(e.ctx, e.bin(def.binary), def, args, w.tls, base+".server.log")
+	bin, args := e.bin(def.binary), def.args(w.tls, e.certFile, e.keyFile)
+	if def.cref {
+		argv, err := crefCommand(e, w, def, round)
+		if err != nil {
+			return outcome{err: fmt.Errorf("failed to configure: %w", err)}
+		}
+		bin, args = argv[0], argv[1:]
+	} else if w.static {
+		args = append(args, "-static-dir", e.staticDir)
+	}
+	srv, err := startServer(e.ctx, bin, def, args, w.tls, base+".server.log")
 	if err != nil {
 		return outcome{err: fmt.Errorf("failed to start: %w", err)}
 	}

@@ -17,6 +17,7 @@ type serverDef struct {
 	ceiling   bool // gnetbare: canned responses, no routing
 	variant   bool // only in the workloads that name it
 	plainOnly bool // no HTTPS listener
+	cref      bool // C reference (nginx, h2o): started from a rendered config, not a Go binary
 }
 
 // baseRow is the row (and bin name) of examples/hello built at -base.
@@ -52,6 +53,9 @@ var allServers = assignPorts([]serverDef{
 	{name: "grpc-native", binary: "grpcsvc", extra: []string{"-mode", "native"}, plainOnly: true, variant: true},
 	{name: "grpc-nethttp", binary: "grpcsvc", extra: []string{"-mode", "nethttp"}, plainOnly: true, variant: true},
 	{name: "grpc-connect", binary: "grpcsvc", extra: []string{"-mode", "connect"}, plainOnly: true, variant: true},
+	// C reference rows (servers/cref): Debian's nginx and h2o, in the workloads that name them.
+	{name: "nginx", binary: "nginx", cref: true, variant: true},
+	{name: "h2o", binary: "h2o", cref: true, variant: true},
 })
 
 // assignPorts gives row n (from 1) its ports from portBase; the ceiling

@@ -163,7 +163,7 @@ func idleSSEWorkload() workload {
 func measureIdle(e *env, s *server, addr string, n int, withTLS bool, extra ...string) outcome {
 	runTool(e.ctx, 2*time.Minute, e.logPath, e.bin("idleconns"), idleArgs(addr, 200, withTLS, "0s", extra...)...)
 	time.Sleep(500 * time.Millisecond)
-	before, err := rssBytes(s.pid)
+	before, err := groupRSSBytes(s.pid)
 	if err != nil {
 		return outcome{err: err}
 	}
@@ -245,7 +245,7 @@ func holdIdle(e *env, s *server, args []string) (parse.Idle, int64, error) {
 	if !s.alive() {
 		return res, 0, fmt.Errorf("server died holding %d connections: %s", res.Open, s.log.lastLines(2))
 	}
-	after, err := rssBytes(s.pid)
+	after, err := groupRSSBytes(s.pid)
 	return res, after, err
 }
 

@@ -129,7 +129,7 @@ func cpuWorkload() workload {
 	w.run = func(e *env, s *server) outcome {
 		addr := s.def.tlsAddr()
 		runTool(e.ctx, e.o.warm+time.Minute, e.logPath, e.bin("tlsbench"), tlsbenchArgs(addr, 8, e.o.warm, 0, true)...)
-		c0, err := cpuSeconds(s.pid)
+		c0, err := groupCPUSeconds(s.pid)
 		if err != nil {
 			return outcome{err: err}
 		}
@@ -137,7 +137,7 @@ func cpuWorkload() workload {
 		if o.err != nil {
 			return o
 		}
-		c1, err := cpuSeconds(s.pid)
+		c1, err := groupCPUSeconds(s.pid)
 		if err != nil {
 			return outcome{err: err}
 		}

@@ -42,7 +42,7 @@ func wrkArgs(d time.Duration, url, script string) []string {
 func wrkWorkload(name, title, path string, pipelined, withTLS bool) workload {
 	w := workload{name: name, title: title, tool: "wrk", tls: withTLS, primary: "rps", higher: true,
 		metrics: []metric{{"rps", "req/s", 0}, {"p50", "p50 ms", 2}, {"p99", "p99 ms", 2}, {"errors", "errors", 0},
-			{"srv_us", "server µs CPU/req", 2}, {"gen_us", "wrk µs CPU/req", 2}}}
+			{"srv_us", "server µs CPU/req", 2}, {"srv_sys_us", "of which system µs", 2}, {"gen_us", "wrk µs CPU/req", 2}}}
 	scheme, ph := "http", plainPH
 	w.variants = inlineVariant
 	if withTLS {
@@ -76,9 +76,11 @@ func wrkWorkload(name, title, path string, pipelined, withTLS bool) workload {
 		}
 		url := scheme + "://" + addr + path
 		runTool(e.ctx, e.o.warm+time.Minute, e.logPath, "wrk", wrkArgs(e.o.warm, url, scriptName(e))...)
-		c0, cerr := cpuSeconds(s.pid)
+		c0, cerr := groupCPUSeconds(s.pid)
+		s0, serr := groupSystemSeconds(s.pid)
 		r := runTool(e.ctx, e.o.dur+time.Minute, e.logPath, "wrk", wrkArgs(e.o.dur, url, scriptName(e))...)
-		c1, cerr1 := cpuSeconds(s.pid)
+		c1, cerr1 := groupCPUSeconds(s.pid)
+		s1, serr1 := groupSystemSeconds(s.pid)
 		res, err := parse.ParseWrk(r.combined())
 		if err != nil {
 			return outcome{err: err}
@@ -88,6 +90,9 @@ func wrkWorkload(name, title, path string, pipelined, withTLS bool) workload {
 		if res.Requests > 0 && cerr == nil && cerr1 == nil {
 			o.values["srv_us"] = (c1 - c0) * 1e6 / float64(res.Requests)
 			o.values["gen_us"] = r.cpu * 1e6 / float64(res.Requests)
+			if serr == nil && serr1 == nil {
+				o.values["srv_sys_us"] = (s1 - s0) * 1e6 / float64(res.Requests)
+			}
 		}
 		if res.Requests > 0 && res.Errors()*100 > res.Requests {
 			o.note = fmt.Sprintf("%d errors in %d requests", res.Errors(), res.Requests)

@@ -61,6 +61,8 @@ type env struct {
 	binDir            string
 	certFile, keyFile string
 	luaFile           string
+	scratch           string // rendered C server configs go here
+	staticDir         string // holds staticFile, served at /static/ in the static workload
 	logPath           string // tool output of this measurement is appended here
 }
 
@@ -77,6 +79,7 @@ type workload struct {
 	rows        []string // when set, exactly these rows take part (variants included)
 	noCeiling   string   // why gnetbare does not take part ("" it does)
 	noH2        bool     // HTTP/2 workload: gnetbare cannot
+	static      bool     // servers get -static-dir (C rows: a /static/ location)
 	metrics     []metric
 	primary     string // key of the figure ratios are taken of
 	higher      bool   // higher primary is better
@@ -94,27 +97,30 @@ const (
 var (
 	inlineVariant     = []string{"gwist-inline"}
 	noQuickAckVariant = []string{"gwist-noquickack"}
+	// crefRows are the C reference rows (nginx, h2o).
+	crefRows = []string{"nginx", "h2o"}
 )
 
 // allWorkloads lists the workloads in run order.
 func allWorkloads() []workload {
 	return []workload{
-		wrkWorkload("plaintext", "Plaintext keep-alive, GET /", "/", false, false),
-		wrkWorkload("json", "JSON keep-alive, GET /json", "/json", false, false),
+		withCRef(wrkWorkload("plaintext", "Plaintext keep-alive, GET /", "/", false, false)),
+		withCRef(wrkWorkload("json", "JSON keep-alive, GET /json", "/json", false, false)),
 		wrkWorkload("pipelined", "Pipelined, 16 GET / per batch", "/", true, false),
-		wrkWorkload("https", "HTTPS keep-alive, GET /", "/", false, true),
-		churnWorkload(8, false),
-		churnWorkload(1, false),
-		churnWorkload(8, true),
-		churnWorkload(1, true),
+		withCRef(wrkWorkload("https", "HTTPS keep-alive, GET /", "/", false, true)),
+		withCRef(staticWorkload()),
+		withCRef(churnWorkload(8, false)),
+		withCRef(churnWorkload(1, false)),
+		withCRef(churnWorkload(8, true)),
+		withCRef(churnWorkload(1, true)),
 		abWorkload(),
-		h2Workload(true),
-		h2Workload(false),
-		idleWorkload(false),
-		idleWorkload(true),
+		withCRef(h2Workload(true)),
+		withCRef(h2Workload(false)),
+		withCRef(idleWorkload(false)),
+		withCRef(idleWorkload(true)),
 		idleH2Workload(),
 		idleSSEWorkload(),
-		cpuWorkload(),
+		withCRef(cpuWorkload()),
 		silentWorkload(),
 		rateWorkload(),
 		wsIdleWorkload(),
@@ -127,4 +133,26 @@ func allWorkloads() []workload {
 
 func secs(d time.Duration) string {
 	return strconv.Itoa(max(1, int(d.Round(time.Second).Seconds()))) + "s"
+}
+
+// withCRef lets the C reference rows (nginx, h2o) take part in w.
+func withCRef(w workload) workload {
+	w.variants = append(append([]string(nil), w.variants...), crefRows...)
+	return w
+}
+
+// staticFile is the file of the static workload: 1 MiB of random bytes.
+const (
+	staticFile = "file.bin"
+	staticSize = 1 << 20
+)
+
+// staticWorkload: wrk on one 1 MiB file, served from disk (-static-dir;
+// nginx and h2o from the same directory, nginx with sendfile).
+func staticWorkload() workload {
+	w := wrkWorkload("static", "Static file, 1 MiB, keep-alive GET /static/"+staticFile, "/static/"+staticFile, false, false)
+	w.static = true
+	w.noCeiling = "canned response, no files"
+	w.note = "Every server serves the same 1 MiB file of random bytes from the same directory (Go rows: -static-dir; servers without the flag are n/a). " + cpuSplitNote
+	return w
 }
