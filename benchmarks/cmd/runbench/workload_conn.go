@@ -37,30 +37,36 @@ func h2Workload(overTLS bool) workload {
 			addr = s.def.tlsAddr()
 		}
 		url := scheme + "://" + addr + "/"
-		// The warm-up doubles as protocol detection.
-		warm := runTool(e.ctx, 2*time.Minute, e.logPath, "h2load", h2loadArgs(e.o.h2Warm, url)...)
-		if res, err := parse.ParseH2load(warm.combined()); err != nil {
-			return outcome{err: err}
-		} else if !res.SpokeH2() {
-			return outcome{na: noH2Reason(res)}
-		}
-		c0, cerr := cpuSeconds(s.pid)
-		r := runTool(e.ctx, 5*time.Minute, e.logPath, "h2load", h2loadArgs(e.o.h2N, url)...)
-		c1, cerr1 := cpuSeconds(s.pid)
-		res, err := parse.ParseH2load(r.combined())
-		if err != nil {
-			return outcome{err: err}
-		}
-		o := outcome{values: map[string]float64{"rps": res.RequestsPerSec, "failed": float64(res.Failed + res.Errored + res.Timeout)}}
-		if res.Succeeded > 0 && cerr == nil && cerr1 == nil {
-			o.values["srv_us"] = (c1 - c0) * 1e6 / float64(res.Succeeded)
-		}
-		if res.Succeeded < res.Total {
-			o.note = fmt.Sprintf("%d of %d succeeded", res.Succeeded, res.Total)
-		}
-		return o
+		return runH2load(e, s, h2loadArgs(e.o.h2Warm, url), h2loadArgs(e.o.h2N, url))
 	}
 	return w
+}
+
+// runH2load runs h2load with warmArgs (a warm-up that doubles as protocol
+// detection: a server that does not speak h2 is n/a), then with args,
+// measured: req/s, failures and the server's CPU per succeeded request.
+func runH2load(e *env, s *server, warmArgs, args []string) outcome {
+	warm := runTool(e.ctx, 2*time.Minute, e.logPath, "h2load", warmArgs...)
+	if res, err := parse.ParseH2load(warm.combined()); err != nil {
+		return outcome{err: err}
+	} else if !res.SpokeH2() {
+		return outcome{na: noH2Reason(res)}
+	}
+	c0, cerr := groupCPUSeconds(s.pid)
+	r := runTool(e.ctx, 5*time.Minute, e.logPath, "h2load", args...)
+	c1, cerr1 := groupCPUSeconds(s.pid)
+	res, err := parse.ParseH2load(r.combined())
+	if err != nil {
+		return outcome{err: err}
+	}
+	o := outcome{values: map[string]float64{"rps": res.RequestsPerSec, "failed": float64(res.Failed + res.Errored + res.Timeout)}}
+	if res.Succeeded > 0 && cerr == nil && cerr1 == nil {
+		o.values["srv_us"] = (c1 - c0) * 1e6 / float64(res.Succeeded)
+	}
+	if res.Succeeded < res.Total {
+		o.note = fmt.Sprintf("%d of %d succeeded", res.Succeeded, res.Total)
+	}
+	return o
 }
 
 func noH2Reason(res parse.H2load) string {

@@ -3,10 +3,8 @@ package main
 import (
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/gwist/gwist/benchmarks/internal/grpcbody"
-	"github.com/gwist/gwist/benchmarks/internal/parse"
 )
 
 // The gRPC rows: one service (internal/grpcbody) served by
@@ -50,27 +48,7 @@ func grpcWorkload(streaming bool) workload {
 			file = stream
 		}
 		url := "http://" + s.def.plainAddr() + path
-		warm := runTool(e.ctx, 2*time.Minute, e.logPath, "h2load", grpcArgs(e.o.h2Warm, file, url)...)
-		if res, err := parse.ParseH2load(warm.combined()); err != nil {
-			return outcome{err: err}
-		} else if !res.SpokeH2() {
-			return outcome{na: noH2Reason(res)}
-		}
-		c0, cerr := cpuSeconds(s.pid)
-		r := runTool(e.ctx, 5*time.Minute, e.logPath, "h2load", grpcArgs(e.o.h2N, file, url)...)
-		c1, cerr1 := cpuSeconds(s.pid)
-		res, err := parse.ParseH2load(r.combined())
-		if err != nil {
-			return outcome{err: err}
-		}
-		o := outcome{values: map[string]float64{"rps": res.RequestsPerSec, "failed": float64(res.Failed + res.Errored + res.Timeout)}}
-		if res.Succeeded > 0 && cerr == nil && cerr1 == nil {
-			o.values["srv_us"] = (c1 - c0) * 1e6 / float64(res.Succeeded)
-		}
-		if res.Succeeded < res.Total {
-			o.note = fmt.Sprintf("%d of %d succeeded", res.Succeeded, res.Total)
-		}
-		return o
+		return runH2load(e, s, grpcArgs(e.o.h2Warm, file, url), grpcArgs(e.o.h2N, file, url))
 	}
 	return w
 }
