@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gwist/gwist/internal/gotool"
 )
 
 // TestConnectConformance runs the Connect conformance suite
@@ -28,7 +30,7 @@ func TestConnectConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the conformance suite takes minutes")
 	}
-	runner := findRunner()
+	runner := gotool.Lookup("connectconformance")
 	if runner == "" {
 		if os.Getenv("GWIST_CONFORMANCE") == "required" {
 			t.Fatal("connectconformance not found: go install connectrpc.com/conformance/cmd/connectconformance@v1.0.7")
@@ -58,22 +60,6 @@ func TestConnectConformance(t *testing.T) {
 	for name, why := range gw.failed {
 		t.Errorf("FAILED: %s\n\t%s", name, why)
 	}
-}
-
-// findRunner is the connectconformance binary, or "".
-func findRunner() string {
-	if p, err := exec.LookPath("connectconformance"); err == nil {
-		return p
-	}
-	gopath, err := exec.Command("go", "env", "GOPATH").Output()
-	if err != nil {
-		return ""
-	}
-	p := filepath.Join(strings.TrimSpace(string(gopath)), "bin", "connectconformance")
-	if _, err := os.Stat(p); err != nil {
-		return ""
-	}
-	return p
 }
 
 // conformanceResult is one run's outcome: how many cases passed, and the

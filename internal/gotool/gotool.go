@@ -17,22 +17,15 @@ import (
 // module path with its version, e.g. "example.com/cmd/tool@v1.2.3"). It
 // returns "" when that fails too, and says why in the test's log.
 func Find(t testing.TB, name, module string) string {
-	if p, err := exec.LookPath(name); err == nil {
+	if p := Lookup(name); p != "" {
 		return p
 	}
-	gobin := os.Getenv("GOBIN")
-	if gobin == "" {
-		out, err := exec.Command("go", "env", "GOPATH").Output()
-		if err != nil {
-			t.Logf("go env GOPATH: %v", err)
-			return ""
-		}
-		gobin = filepath.Join(strings.TrimSpace(string(out)), "bin")
+	gobin, err := binDir()
+	if err != nil {
+		t.Logf("go env GOPATH: %v", err)
+		return ""
 	}
 	p := filepath.Join(gobin, name)
-	if _, err := os.Stat(p); err == nil {
-		return p
-	}
 	start := time.Now()
 	if out, err := exec.Command("go", "install", module).CombinedOutput(); err != nil {
 		t.Logf("go install %s: %v\n%s", module, err, out)
@@ -44,4 +37,34 @@ func Find(t testing.TB, name, module string) string {
 		return ""
 	}
 	return p
+}
+
+// Lookup returns the path of the command name from PATH or Go's bin
+// directory (GOBIN, or GOPATH/bin), or "" if it is in neither; it installs
+// nothing.
+func Lookup(name string) string {
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	gobin, err := binDir()
+	if err != nil {
+		return ""
+	}
+	p := filepath.Join(gobin, name)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// binDir is where `go install` puts commands: GOBIN, or GOPATH/bin.
+func binDir() (string, error) {
+	if gobin := os.Getenv("GOBIN"); gobin != "" {
+		return gobin, nil
+	}
+	out, err := exec.Command("go", "env", "GOPATH").Output()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "bin"), nil
 }
