@@ -112,12 +112,11 @@ var errHandlerAborted = errors.New("gwist: net/http handler aborted (http.ErrAbo
 // abortResponse handles net/http's http.ErrAbortHandler as net/http does:
 // the response is cut off, never complete (HTTP/2: RST_STREAM; HTTP/1.x:
 // the connection closes without completing it, or, before the head went
-// out, without sending anything). On HTTP/2 a response whose head has not
-// gone out sends it first, so that there is a stream to reset; where
-// nothing can stream (WithInline) the abandoned response becomes a 500.
+// out, without sending anything); where nothing can stream (WithInline)
+// the abandoned response becomes a 500.
 func (c *Ctx) abortResponse() error {
 	if !c.ex.Streaming() && c.ex.Hangup() {
-		return nil // HTTP/1: no response, the connection closes
+		return nil // nothing sent: HTTP/1 closes the connection, HTTP/2 resets the stream
 	}
 	if !c.ex.Streaming() && c.ex.CanStream() {
 		c.SetHeader("Connection", "close")

@@ -181,6 +181,26 @@ func (s *h2Stream) abort() {
 	}
 }
 
+// hangup abandons a response whose head has not been handed over: the
+// stream is reset (RST_STREAM INTERNAL_ERROR) with no HEADERS before it,
+// as x/net's server answers panic(http.ErrAbortHandler). Handler side;
+// only where the handler runs off the loop.
+func (s *h2Stream) hangup() bool {
+	if s.flushed || s.streamAt() <= 0 {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.out.fields != nil || s.out.done {
+		return false
+	}
+	s.out.abort = true
+	if s.err == nil {
+		s.err = ErrClientGone // a write after it sends nothing
+	}
+	return true
+}
+
 // sendBody sends the head (once) and what the handler wrote, then waits
 // while more than the cap is queued. Handler side (a worker).
 func (s *h2Stream) sendBody(ex *Exchange) error {

@@ -117,12 +117,13 @@ func (ex *Exchange) CanStream() bool { return ex.respond().streamAt() > 0 }
 func (ex *Exchange) AbortStream() { ex.respond().abort() }
 
 // Hangup abandons a response whose head has not gone out, where the
-// protocol can do so without sending anything: an HTTP/1 request whose
-// handler runs on a worker gets no response at all, and its connection
-// closes after the responses before it (net/http's answer to
-// panic(http.ErrAbortHandler)). It reports false, and does nothing, once
-// the head went out (see AbortStream) or where it cannot (HTTP/2, Inline,
-// a sink).
+// protocol can do so without sending anything (net/http's answer to
+// panic(http.ErrAbortHandler)): an HTTP/1 request whose handler runs on a
+// worker gets no response at all, and its connection closes after the
+// responses before it; an HTTP/2 stream is reset (RST_STREAM
+// INTERNAL_ERROR) without a HEADERS frame. It reports false, and does
+// nothing, once the head went out (see AbortStream) or where it cannot
+// (Inline, a sink).
 func (ex *Exchange) Hangup() bool {
 	if h, ok := ex.respond().(interface{ hangup() bool }); ok {
 		return h.hangup()
