@@ -44,19 +44,8 @@ func TestCurlClient(t *testing.T) {
 // and "Expect: 100-continue") and --data-binary @file (POST), each with a
 // length and chunked. The server's answer carries the sha256 it computed.
 func TestCurlStreamedUpload(t *testing.T) {
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		t.Skip("curl not installed")
-	}
 	const size = 16 << 20
-	f, err := os.CreateTemp(t.TempDir(), "upload")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(f, &patternReader{n: size}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	curl, upload := curlAndUpload(t, size)
 	app := gwist.New()
 	s := app.StreamBody(0)
 	s.PUT("/upload", hashUpload)
@@ -64,10 +53,10 @@ func TestCurlStreamedUpload(t *testing.T) {
 	url := "http://" + startApp(t, app) + "/upload"
 	want := fmt.Sprintf(`{"bytes":%d,"sha256":"%s"}`, size, patternSum(size))
 	for _, args := range [][]string{
-		{"-T", f.Name()},
-		{"-T", f.Name(), "-H", "Transfer-Encoding: chunked"},
-		{"--data-binary", "@" + f.Name()},
-		{"--data-binary", "@" + f.Name(), "-H", "Transfer-Encoding: chunked"},
+		{"-T", upload},
+		{"-T", upload, "-H", "Transfer-Encoding: chunked"},
+		{"--data-binary", "@" + upload},
+		{"--data-binary", "@" + upload, "-H", "Transfer-Encoding: chunked"},
 	} {
 		out, err := exec.Command(curl, append([]string{"-sS", "-v", url}, args...)...).CombinedOutput()
 		if err != nil || !strings.Contains(string(out), want) {
@@ -77,4 +66,23 @@ func TestCurlStreamedUpload(t *testing.T) {
 			t.Fatalf("curl %v: no 100 Continue:\n%s", args, out)
 		}
 	}
+}
+
+// curlAndUpload returns curl's path (skipping the test without it) and a
+// file of size patterned bytes (see patternReader) to upload.
+func curlAndUpload(t *testing.T, size int64) (curl, file string) {
+	t.Helper()
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		t.Skip("curl not installed")
+	}
+	f, err := os.CreateTemp(t.TempDir(), "upload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(f, &patternReader{n: size}); err != nil {
+		t.Fatal(err)
+	}
+	return curl, f.Name()
 }

@@ -2,7 +2,6 @@ package gwist_test
 
 import (
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -19,18 +18,7 @@ import (
 // no 100, to a streamed-body handler that answers without reading; curl
 // never waits out its expect100-timeout (set to 5 s).
 func TestHTTP2ExpectContinueCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		t.Skip("curl not installed")
-	}
-	f, err := os.CreateTemp(t.TempDir(), "upload")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(f, &patternReader{n: 100 << 10}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	curl, upload := curlAndUpload(t, 100<<10)
 	app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
 	app.POST("/buffered", func(c *gwist.Ctx) error { return c.String(200, "got "+strconv.Itoa(len(c.Body()))) })
 	app.POST("/refuse", func(c *gwist.Ctx) error { return c.String(403, "no") })
@@ -53,7 +41,7 @@ func TestHTTP2ExpectContinueCurl(t *testing.T) {
 		for path, want := range map[string]string{"/buffered": "got 102400", "/streamed": "got 102400", "/refuse": "no", "/srefuse": "no"} {
 			start := time.Now()
 			out, err := exec.Command(curl, "-sS", "-v", "-k", proto, "--expect100-timeout", "5", "-H", "Expect: 100-continue",
-				"--data-binary", "@"+f.Name(), base+path).CombinedOutput()
+				"--data-binary", "@"+upload, base+path).CombinedOutput()
 			took := time.Since(start)
 			s := string(out)
 			interim := strings.Contains(s, "< HTTP/2 100")

@@ -1,8 +1,6 @@
 package gwist_test
 
 import (
-	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,18 +14,7 @@ import (
 // sending is written apart from the response's END_STREAM (in one read,
 // curl shows no response at all).
 func TestHTTP2EarlyResponseReachesCurl(t *testing.T) {
-	curl, err := exec.LookPath("curl")
-	if err != nil {
-		t.Skip("curl not installed")
-	}
-	f, err := os.CreateTemp(t.TempDir(), "upload")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(f, &patternReader{n: 10 << 20}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	curl, upload := curlAndUpload(t, 10<<20)
 	app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
 	app.POST("/upload", func(c *gwist.Ctx) error { return c.String(200, "took it") })
 	plain := "http://" + startApp(t, app)
@@ -37,7 +24,7 @@ func TestHTTP2EarlyResponseReachesCurl(t *testing.T) {
 		{"--http2-prior-knowledge", plain, "-H", "Expect:"}, {"--http2", secure, "-H", "Expect:"},
 	} {
 		for range 3 {
-			args := append([]string{"-sS", "-k", "-o", "/dev/null", "-w", "%{http_code} %{http_version}", "--data-binary", "@" + f.Name(),
+			args := append([]string{"-sS", "-k", "-o", "/dev/null", "-w", "%{http_code} %{http_version}", "--data-binary", "@" + upload,
 				tc[0], tc[1] + "/upload"}, tc[2:]...)
 			out, err := exec.Command(curl, args...).CombinedOutput()
 			if s := strings.TrimSpace(string(out)); err != nil || s != "413 2" {
