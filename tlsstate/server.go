@@ -90,6 +90,7 @@ func (s *Server) admit(c *Conn) (queued, ok bool) {
 // worker runs handshakes: c's, then those of queued connections, until
 // the queue is empty. Queued connections thus never start a goroutine.
 func (s *Server) worker(c *Conn) {
+	_ = growStack()
 	for c != nil {
 		if tc, ctx, ok := c.begin(); ok {
 			c.run(tc, ctx)
