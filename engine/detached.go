@@ -222,8 +222,11 @@ type detachedFlush Detached
 // Run writes what was queued. Loop only.
 func (f *detachedFlush) Run(context.Context) error {
 	d := (*Detached)(f)
-	if d.c.closed || !d.adopted {
-		// Not the loop's yet (adopt flushes) or gone (finishGone ran).
+	if d.c.closed || !d.adopted || d.finished {
+		// Not the loop's yet (adopt flushes), gone (finishGone ran), or
+		// over: a flush queued while the batch was on its way back, after
+		// the response had ended, finds it finished by adopt's own flush
+		// and its batch released (perhaps another connection's by now).
 		d.mu.Lock()
 		d.handoff.taken()
 		d.mu.Unlock()
@@ -271,6 +274,7 @@ func (d *Detached) finish() {
 		return
 	}
 	d.finished = true
+	d.b = nil // released by the caller: nothing here may touch it again
 	if d.c.h1.detached == d {
 		d.c.h1.detached = nil
 	}

@@ -125,6 +125,29 @@ func (h *harness) runUntil(what string, cond func() bool) {
 	}
 }
 
+// waitTasks waits (up to 5 s) until n tasks are queued for the loop,
+// without running them: the test then acts between a hand-off and its run.
+func (h *harness) waitTasks(n int) {
+	h.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		h.loop.mu.Lock()
+		queued := len(h.loop.tasks)
+		h.loop.mu.Unlock()
+		if queued >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("%d tasks queued for the loop, want %d", queued, n)
+		}
+		if queued > 0 {
+			time.Sleep(time.Millisecond) // wait returns at once while any is queued
+			continue
+		}
+		h.loop.wait(10 * time.Millisecond)
+	}
+}
+
 // advance moves the server's clock by d and runs the sweep, as the tick
 // would (the tick's period is not simulated: one sweep at the end).
 func (h *harness) advance(d time.Duration) {
