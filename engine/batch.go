@@ -48,12 +48,18 @@ var batchPool = sync.Pool{New: func() any { return new(batch) }}
 
 func getBatch(c *conn) *batch {
 	b := batchPool.Get().(*batch)
+	if gwistcheck && (b.c != nil || b.done || b.dstate.Load() != directRunning) {
+		panic("gwist: a pooled batch is still in use (touched after its release)")
+	}
 	b.c = c
 	return b
 }
 
 // release returns the batch and its exchanges to their pools. Loop only.
 func (b *batch) release() {
+	if gwistcheck && b.c == nil {
+		panic("gwist: a batch released twice")
+	}
 	b.releaseExchanges()
 	if cap(b.out) > 256<<10 {
 		b.out = nil

@@ -15,6 +15,10 @@ import (
 // goroutine panics, naming it. x/net's serveG.check is the model. Without
 // the tag the check is an empty function the compiler removes.
 
+// gwistcheck: test builds also check that a pooled batch is free when
+// taken and not released twice (batch.go).
+const gwistcheck = true
+
 // loopGoroutine is the goroutine a loop runs on, 0 until known.
 type loopGoroutine struct {
 	id    atomic.Uint64
