@@ -72,6 +72,11 @@
 //
 //   - A connection's state is touched only on its event loop; loop-only
 //     code asserts it in test builds (the gwistcheck tag, loopcheck_on.go).
+//   - Batches are pooled: whoever releases one must not touch it after,
+//     and a task queued for the loop that names one (or a Detached that
+//     holds one) checks first that it is still its own. Test builds check
+//     that a batch taken from the pool is free and that none is released
+//     twice (batch.go).
 //   - A worker touches only the Exchange it was handed, and reaches the
 //     loop through a hand-off (handoff.go) or a batch's return. The one
 //     exception is the write side: a worker writes (and, over TLS,
