@@ -72,11 +72,12 @@
 //
 //   - A connection's state is touched only on its event loop; loop-only
 //     code asserts it in test builds (the gwistcheck tag, loopcheck_on.go).
-//   - Batches are pooled: whoever releases one must not touch it after,
-//     and a task queued for the loop that names one (or a Detached that
-//     holds one) checks first that it is still its own. Test builds check
-//     that a batch taken from the pool is free and that none is released
-//     twice (batch.go).
+//   - Batches are pooled: nothing may touch one after its release. A task
+//     still queued for the loop when it is released must not reach it (a
+//     grantReq checks its batch is still its connection's; a Detached drops
+//     its batch when it finishes, and its late flushes do nothing). Test
+//     builds check that a batch taken from the pool is free and that none
+//     is released twice (batch.go).
 //   - A worker touches only the Exchange it was handed, and reaches the
 //     loop through a hand-off (handoff.go) or a batch's return. The one
 //     exception is the write side: a worker writes (and, over TLS,

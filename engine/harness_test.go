@@ -140,11 +140,7 @@ func (h *harness) waitTasks(n int) {
 		if time.Now().After(deadline) {
 			h.t.Fatalf("%d tasks queued for the loop, want %d", queued, n)
 		}
-		if queued > 0 {
-			time.Sleep(time.Millisecond) // wait returns at once while any is queued
-			continue
-		}
-		h.loop.wait(10 * time.Millisecond)
+		time.Sleep(time.Millisecond) // loop.wait returns at once while any task is queued
 	}
 }
 
