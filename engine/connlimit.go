@@ -36,7 +36,21 @@ func (l *ConnLimit) Max() int { return int(l.max) }
 // Open is the number of connections counted against the limit.
 func (l *ConnLimit) Open() int { return int(l.open.Load()) }
 
-func (l *ConnLimit) hasRoom() bool { return l.open.Load() < l.max }
+// reserve takes a place under the limit for a connection about to be
+// handed to a loop (whose OnOpen finds it taken), if there is one. The
+// accept goroutines of the servers sharing l take places concurrently; the
+// loops give them back as connections close.
+func (l *ConnLimit) reserve() bool {
+	for {
+		n := l.open.Load()
+		if n >= l.max {
+			return false
+		}
+		if l.open.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
 
 // shedReserve is how many shed connections may wait for their request at
 // once, beyond the limit: a 64th of it, at least 1 and at most

@@ -88,6 +88,9 @@ func (h *harness) dial() *peer {
 	fc := &fakeConn{fd: fds[0], loop: h.loop, srv: h.srv}
 	p := &peer{h: h, fc: fc, f: os.NewFile(uintptr(fds[1]), "peer")}
 	h.t.Cleanup(func() { p.f.Close(); p.fc.closeFD() })
+	if !h.srv.limit.reserve() { // as the accept goroutine does
+		h.t.Fatal("the connection limit has no room")
+	}
 	if _, action := h.srv.onOpen(fc); action == gnet.Close {
 		fc.closeNow()
 	}

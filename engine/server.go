@@ -39,6 +39,7 @@ type Server struct {
 	limit   *ConnLimit
 
 	ln         *net.TCPListener
+	raw        *rawAcceptor // nil: accept through ln (gnetreach_accept_linux.go)
 	cli        *gnet.Client
 	addr       net.Addr
 	acceptDone chan struct{}
@@ -139,6 +140,11 @@ func (s *Server) Start(addr string) (net.Addr, error) {
 		return nil, fmt.Errorf("gwist: start event loops: %w", err)
 	}
 	s.ln, s.cli, s.addr = ln, cli, ln.Addr()
+	if r, err := newRawAcceptor(s); err == nil {
+		s.raw = r
+	} else {
+		s.cfg.Logger.Debug("gwist: accepting through net.TCPListener", "why", err.Error())
+	}
 	go s.acceptLoop()
 	go s.tick()
 	return s.addr, nil
@@ -209,6 +215,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// with SO_REUSEPORT, the new process's listener), never this one's
 	// accept queue in the instant it closes, which resets what is in it.
 	_ = s.ln.Close()
+	if s.raw != nil {
+		s.raw.close() // the socket's last descriptor: it stops listening
+	}
 	s.draining.Store(true)
 	<-s.acceptDone
 	s.sweepAll()
@@ -296,11 +305,13 @@ func (s *Server) onOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		c.proto = &shedding{c: c}
 		c.setPhase(phaseIdle, shedTimeout)
 	} else {
-		s.limit.open.Add(1)
+		// Its place under the limit was taken when it was accepted.
 		c.setPhase(phaseIdle, s.cfg.IdleTimeout)
 	}
 	gc.SetContext(c)
-	s.loopFor(c.el).add(c)
+	ls := s.loopFor(c.el)
+	ls.opened++
+	ls.add(c)
 	if c.shed {
 		// Served by its shedding driver only.
 	} else if s.cfg.ProxyProtocol != nil {
