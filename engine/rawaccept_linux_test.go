@@ -175,8 +175,10 @@ func readBody(t *testing.T, r *bufio.Reader) string {
 // The raw accept's self-test notices loops that are not the client's.
 func TestRawAcceptSelfTestDetects(t *testing.T) {
 	for name, hook := range map[string]func([]rawLoop) []rawLoop{
-		"no loop":        func([]rawLoop) []rawLoop { return nil },
-		"another's loop": func(l []rawLoop) []rawLoop { return append(l[:0:0], rawLoop{gel: nil, el: l[0].el, poller: l[0].poller}) },
+		"no loop": func([]rawLoop) []rawLoop { return nil },
+		"another's loop": func(l []rawLoop) []rawLoop {
+			return append(l[:0:0], rawLoop{gel: nil, el: l[0].el, poller: l[0].poller})
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			r := probeGnet(discardLogger(), probeHooks{rawLoops: hook})
