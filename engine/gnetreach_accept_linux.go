@@ -165,7 +165,7 @@ func rawRegister(l *rawLoop, fd int, sa unix.Sockaddr, local, remote net.Addr, c
 
 // gnetConnAt is the gnet.Conn whose *gnet.conn is c.
 func gnetConnAt(c unsafe.Pointer) gnet.Conn {
-	return reflect.NewAt(gnetConnType.Elem(), c).Interface().(gnet.Conn)
+	return reflect.NewAt((*gnetConnType.Load()).Elem(), c).Interface().(gnet.Conn)
 }
 
 // rawAcceptor is the raw accept of one Server.
@@ -182,7 +182,7 @@ type rawAcceptor struct {
 // rawAcceptSupported reports whether servers started now accept raw.
 // (gnetConnType is set by the self-test that keeps the reach on.)
 func rawAcceptSupported() bool {
-	return loopsPath.err == "" && rawAcceptReach.on() && gnetConnType != nil
+	return loopsPath.err == "" && rawAcceptReach.on() && gnetConnType.Load() != nil
 }
 
 // newRawAcceptor prepares s's raw accept; an error means s accepts
@@ -197,6 +197,9 @@ func newRawAcceptor(s *Server) (*rawAcceptor, error) {
 	loops, err := gnetLoops(s.cli)
 	if err != nil {
 		return nil, err
+	}
+	if len(loops) == 0 {
+		return nil, errors.New("gnet's client has no loops")
 	}
 	for i := range loops {
 		loops[i].opened = &s.loopFor(loops[i].gel).opened

@@ -8,6 +8,7 @@ import (
 	"net"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -37,9 +38,10 @@ func probeRawAccept(cli *gnet.Client, enrolled gnet.Conn, h probeHooks) error {
 	if len(loops) != 1 || loops[0].gel != enrolled.EventLoop() {
 		return fmt.Errorf("found %d loops in the one-loop probe client, not the loop gnet opened a connection on", len(loops))
 	}
-	gnetConnTypeOnce.Do(func() { gnetConnType = reflect.TypeOf(enrolled) })
-	if reflect.TypeOf(enrolled) != gnetConnType {
-		return fmt.Errorf("gnet's connection is a %T, was a %v", enrolled, gnetConnType)
+	t := reflect.TypeOf(enrolled)
+	gnetConnType.CompareAndSwap(nil, &t)
+	if want := *gnetConnType.Load(); t != want {
+		return fmt.Errorf("gnet's connection is a %v, was a %v", t, want)
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -79,11 +81,8 @@ func probeRawAccept(cli *gnet.Client, enrolled gnet.Conn, h probeHooks) error {
 	return nil
 }
 
-// gnetConnType is *gnet.conn, from the probe's enrolled connection.
-var (
-	gnetConnType     reflect.Type
-	gnetConnTypeOnce sync.Once
-)
+// gnetConnType is *gnet.conn, from the first probe's enrolled connection.
+var gnetConnType atomic.Pointer[reflect.Type]
 
 const probeRaw = "gwist-probe:raw|"
 
@@ -116,8 +115,8 @@ func (rp *rawProbe) failure() string {
 func (rp *rawProbe) onOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 	rp.opened++
 	switch {
-	case reflect.TypeOf(gc) != gnetConnType:
-		rp.fail(fmt.Sprintf("gnet opened a %T, not a %v", gc, gnetConnType))
+	case reflect.TypeOf(gc) != *gnetConnType.Load():
+		rp.fail(fmt.Sprintf("gnet opened a %T, not a %v", gc, *gnetConnType.Load()))
 	case gc.Fd() != rp.fd:
 		rp.fail(fmt.Sprintf("gnet opened fd %d, was given %d", gc.Fd(), rp.fd))
 	case gc.LocalAddr() != rp.local || gc.RemoteAddr() != rp.remote:
