@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -145,12 +147,23 @@ type rawLoop struct {
 // l's loop. failed runs there if gnet could not register it: then gnet
 // has closed the fd and OnOpen has not run. The error is Trigger's: the
 // loop did not take the task (the caller still owns fd).
-func rawRegister(l *rawLoop, fd int, sa unix.Sockaddr, local, remote net.Addr, ctx any, failed func(error)) error {
+//
+// pending, when not nil, counts the registration until it has run.
+func rawRegister(l *rawLoop, fd int, sa unix.Sockaddr, local, remote net.Addr, ctx any, failed func(error), pending *sync.WaitGroup) error {
 	c := gnetNewStreamConn("tcp", fd, l.el, sa, local, remote)
 	if ctx != nil {
 		gnetConnAt(c).SetContext(ctx)
 	}
-	return l.poller.Trigger(queue.HighPriority, func(any) error {
+	if pending != nil {
+		pending.Add(1)
+	}
+	err := l.poller.Trigger(queue.HighPriority, func(any) error {
+		if pending != nil {
+			defer pending.Done()
+		}
+		if hook := rawRegisterHook.Load(); hook != nil {
+			(*hook)()
+		}
 		opened := *l.opened
 		// register0 fails before OnOpen when it cannot add the fd to
 		// epoll (it closes the fd), and after OnOpen only when output
@@ -161,7 +174,15 @@ func rawRegister(l *rawLoop, fd int, sa unix.Sockaddr, local, remote net.Addr, c
 		}
 		return nil
 	}, nil)
+	if err != nil && pending != nil {
+		pending.Done()
+	}
+	return err
 }
+
+// rawRegisterHook, when set (by tests), runs on the loop before each raw
+// registration.
+var rawRegisterHook atomic.Pointer[func()]
 
 // gnetConnAt is the gnet.Conn whose *gnet.conn is c.
 func gnetConnAt(c unsafe.Pointer) gnet.Conn {
@@ -174,6 +195,11 @@ type rawAcceptor struct {
 	rc    syscall.RawConn // f's, to wait for connections in Go's netpoll
 	loops []rawLoop
 	next  int
+	// pending counts the registrations queued on loops and not yet run:
+	// Shutdown waits for them once the accept goroutine has returned, so
+	// that every connection accepted is opened, and drained, before the
+	// loops stop.
+	pending sync.WaitGroup
 	// local is every connection's local address when the listener is
 	// bound to one; nil for a wildcard listener (getsockname each).
 	local *net.TCPAddr
@@ -237,6 +263,10 @@ func newRawAcceptor(s *Server) (*rawAcceptor, error) {
 // closed, the socket stops listening. accept then returns net.ErrClosed.
 func (r *rawAcceptor) close() { _ = r.f.Close() }
 
+// wait waits for the registrations queued on loops to run. Once the accept
+// goroutine has returned.
+func (r *rawAcceptor) wait() { r.pending.Wait() }
+
 // accept waits for a connection and takes it (accept4: non-blocking,
 // close-on-exec). Its errors are accept4's but net.ErrClosed.
 func (r *rawAcceptor) accept() (accepted, error) {
@@ -290,7 +320,7 @@ func (s *Server) enrollRaw(a accepted, ctx any, failed func(error)) error {
 	}
 	l := &r.loops[r.next%len(r.loops)]
 	r.next++
-	err := rawRegister(l, a.fd, a.sa, local, remote, ctx, failed)
+	err := rawRegister(l, a.fd, a.sa, local, remote, ctx, failed, &r.pending)
 	if err != nil {
 		// The loop's poller is closed: Shutdown stops the loops only once
 		// the accept goroutine has returned, so this is not expected.

@@ -23,6 +23,8 @@ func (*rawAcceptor) accept() (accepted, error) { return accepted{}, errRawAccept
 
 func (*rawAcceptor) close() {}
 
+func (*rawAcceptor) wait() {}
+
 func (*Server) enrollRaw(accepted, any, func(error)) error { return errRawAccept }
 
 func refuseRaw(int) {}

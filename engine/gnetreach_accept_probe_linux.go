@@ -60,7 +60,7 @@ func probeRawAccept(cli *gnet.Client, enrolled gnet.Conn, h probeHooks) error {
 	l := loops[0]
 	l.opened = &rp.opened
 	failed := func(err error) { rp.fail("gnet could not register the socket: " + err.Error()); close(rp.done) }
-	if err := rawRegister(&l, fd, nil, rp.local, rp.remote, rp, failed); err != nil {
+	if err := rawRegister(&l, fd, nil, rp.local, rp.remote, rp, failed, nil); err != nil {
 		unix.Close(fd)
 		return fmt.Errorf("handing the socket to gnet's loop: %w", err)
 	}

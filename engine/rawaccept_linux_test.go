@@ -6,13 +6,16 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"maps"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/panjf2000/gnet/v2"
 	"golang.org/x/sys/unix"
 )
 
@@ -117,10 +120,8 @@ func TestRawAcceptRegisterFailureGivesBack(t *testing.T) {
 
 // connLocalAddrs reads, on each loop, its connections' local addresses.
 func connLocalAddrs(s *Server) []string {
-	s.loopsMu.Lock()
-	defer s.loopsMu.Unlock()
 	var out []string
-	for el, ls := range s.loops {
+	for el, ls := range serverLoops(s) {
 		ch := make(chan []string, 1)
 		_ = el.Execute(context.Background(), loopTask(func() {
 			var got []string
@@ -132,6 +133,14 @@ func connLocalAddrs(s *Server) []string {
 		out = append(out, <-ch...)
 	}
 	return out
+}
+
+// serverLoops copies s's loops, for a test to wait on them without
+// holding loopsMu (which a loop opening a connection takes).
+func serverLoops(s *Server) map[gnet.EventLoop]*loopState {
+	s.loopsMu.Lock()
+	defer s.loopsMu.Unlock()
+	return maps.Clone(s.loops)
 }
 
 func portOf(t *testing.T, a net.Addr) string {
@@ -190,5 +199,57 @@ func TestRawAcceptSelfTestDetects(t *testing.T) {
 			}
 			t.Log(r.rawAccept)
 		})
+	}
+}
+
+// A connection accepted just before Shutdown, whose registration is still
+// queued on its loop, is opened and served before the loops stop (its
+// response says Connection: close), not closed unserved by the loops'
+// stop.
+func TestRawAcceptShutdownServesQueuedRegistration(t *testing.T) {
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	hook := func() {
+		select {
+		case entered <- struct{}{}:
+		default:
+		}
+		<-release
+	}
+	s, a := startRawServer(t, "127.0.0.1:0")
+	rawRegisterHook.Store(&hook)
+	defer rawRegisterHook.Store(nil)
+	cl, err := net.Dial("tcp", a.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	_ = cl.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(cl, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered: // the registration runs on the loop, held by the hook
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatal("the connection's registration never ran")
+	}
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		shut <- s.Shutdown(ctx)
+	}()
+	time.Sleep(50 * time.Millisecond) // Shutdown is under way: the listener is closed
+	close(release)
+	resp, err := http.ReadResponse(bufio.NewReader(cl), nil)
+	if err != nil {
+		t.Fatalf("the connection accepted before Shutdown was not served: %v", err)
+	}
+	resp.Body.Close()
+	if !resp.Close {
+		t.Error("the response during the drain does not say Connection: close")
+	}
+	if err := <-shut; err != nil {
+		t.Errorf("Shutdown: %v", err)
 	}
 }

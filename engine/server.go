@@ -220,6 +220,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.draining.Store(true)
 	<-s.acceptDone
+	if s.raw != nil {
+		s.raw.wait() // every connection accepted is open on its loop
+	}
 	s.sweepAll()
 	var err error
 	wait := time.NewTicker(drainPollInterval)
