@@ -94,10 +94,7 @@
 //     request body's pipe, an HTTP/2 stream's outbox (h2Out, under the
 //     stream's mu), a detached response's and a WebSocket's queued output.
 //   - The accept goroutine touches no connection: gnet registers the socket
-//     on its loop (on Linux a task queued there by the raw accept,
-//     gnetreach_accept_linux.go), and onOpen runs there. The place the
-//     connection takes under the ConnLimit is taken by the accept goroutine
-//     before the hand-off and given back by the loop.
+//     on its loop, and onOpen runs there.
 //   - Buffers from gnet (Peek) are valid only during the callback; parsers
 //     copy what a request needs, and body bytes are copied into their pipe
 //     before the callback ends.
