@@ -107,21 +107,17 @@ func (s *Server) acceptLoop() {
 		if _, err := s.cli.EnrollContext(nc, ctx); err != nil {
 			// EnrollContext closed nc (typically: no descriptor left for
 			// its dup); the client sees its connection closed at once.
-			s.enrollFailed(ctx, err)
+			// Its place goes back.
+			if ctx != nil {
+				s.limit.shed.Add(-1)
+			} else {
+				s.limit.open.Add(-1)
+			}
+			s.stats.acceptErrors.Add(1)
+			s.stats.refused.Add(1)
+			s.acceptLog.warn(s.cfg.Logger, "gwist: could not hand an accepted connection to a loop", err)
 		}
 	}
-}
-
-// enrollFailed gives back the place of a connection gnet could not take.
-func (s *Server) enrollFailed(ctx any, err error) {
-	if _, shed := ctx.(shedMark); shed {
-		s.limit.shed.Add(-1)
-	} else {
-		s.limit.open.Add(-1)
-	}
-	s.stats.acceptErrors.Add(1)
-	s.stats.refused.Add(1)
-	s.acceptLog.warn(s.cfg.Logger, "gwist: could not hand an accepted connection to a loop", err)
 }
 
 // refuse closes nc with a reset, so the client learns at once that it was
