@@ -121,6 +121,7 @@ func allWorkloads() []workload {
 		idleH2Workload(),
 		idleSSEWorkload(),
 		withCRef(cpuWorkload()),
+		withCRef(acceptTailWorkload()),
 		silentWorkload(),
 		rateWorkload(),
 		wsIdleWorkload(),
