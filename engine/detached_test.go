@@ -16,6 +16,10 @@ import (
 // worker (seen in CI as a nil dereference in batch.Run).
 func TestDetachedCloseBeforeAdoptLeavesBatchAlone(t *testing.T) {
 	detached := make(chan *Detached, 1)
+	// The handler returns only once the test holds d, so that the worker
+	// hands the batch back after send's run of the loop's tasks, not
+	// during it (where that run would adopt it before the test looks).
+	proceed := make(chan struct{})
 	h := newHarness(t, Config{}, func(ex *Exchange) {
 		ex.Status = 200
 		if ex.Request.Path != "/feed" {
@@ -28,6 +32,7 @@ func TestDetachedCloseBeforeAdoptLeavesBatchAlone(t *testing.T) {
 			return
 		}
 		detached <- d
+		<-proceed
 	})
 	p := h.dial()
 	p.send("GET /feed HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -37,6 +42,7 @@ func TestDetachedCloseBeforeAdoptLeavesBatchAlone(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the handler did not detach")
 	}
+	close(proceed)
 	// The worker hands the batch back (a task the harness has not run),
 	// then the response ends before the loop adopts it.
 	h.waitTasks(1)
