@@ -49,6 +49,17 @@ type App struct {
 	workers *engine.Workers
 	conns   *engine.ConnLimit
 	servers []*engine.Server
+	group   *engine.LoopGroup
+}
+
+// loopGroup is the event loops shared by the App's listeners.
+func (a *App) loopGroup() *engine.LoopGroup {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.group == nil {
+		a.group = engine.NewLoopGroup()
+	}
+	return a.group
 }
 
 // rootGroup lets App embed its root Group without the field name Group
@@ -184,6 +195,7 @@ func (a *App) start(addr string, ts *tlsstate.Server, h engine.Handler, opts []L
 	}
 	cfg.TLS = ts
 	cfg.Conns = a.connLimit()
+	cfg.Group = a.loopGroup()
 	cfg.Rejected = a.rejected
 	if !cfg.Inline || cfg.StreamBody != nil { // streamed bodies are read on workers
 		w, err := a.sharedWorkers()

@@ -65,7 +65,8 @@ func WithMaxConns(n int) Option {
 }
 
 // WithLoops sets the number of event loops (default: GOMAXPROCS with
-// WithInline, half of it, at least one, with the worker pool).
+// WithInline, half of it, at least one, with the worker pool). The App's
+// listeners share them.
 func WithLoops(n int) Option {
 	return func(c *config) {
 		if c.count("WithLoops", int64(n), "from GOMAXPROCS") {

@@ -53,7 +53,9 @@ type Config struct {
 	// epoll_wait holds its P in a system call, and with every P held that
 	// way the runtime keeps taking Ps back and waking threads to run the
 	// workers (on 2 cores, 2 loops cost 2.4× the context switches per
-	// request of 1 loop and 10% of plaintext throughput).
+	// request of 1 loop and 10% of plaintext throughput). With a Group, the
+	// loops are the group's, and the first server to start sets their
+	// number.
 	Loops int
 	// Limits bounds request parsing (see http1.Limits for defaults).
 	Limits http1.Limits
@@ -155,6 +157,10 @@ type Config struct {
 	// Conns caps the connections open at once; several servers may share
 	// one. Nil means a limit of DefaultMaxConns() for this server alone.
 	Conns *ConnLimit
+	// Group is the set of event loops the server's connections run on, to
+	// share them with other servers (an App's listeners); nil: loops of its
+	// own.
+	Group *LoopGroup
 }
 
 func (c *Config) withDefaults() Config {

@@ -95,6 +95,11 @@
 //     stream's mu), a detached response's and a WebSocket's queued output.
 //   - The accept goroutine touches no connection: gnet registers the socket
 //     on its loop, and onOpen runs there.
+//   - The loops may be shared by several servers (loopgroup.go: an App's
+//     listeners), so that together they leave a P free: while loops hold
+//     every P, the accept goroutine, woken by Go's netpoller, waits for the
+//     runtime to take one back. A server's connections are its own on
+//     shared loops: its drain, and its cut, close only them (drain.go).
 //   - Buffers from gnet (Peek) are valid only during the callback; parsers
 //     copy what a request needs, and body bytes are copied into their pipe
 //     before the callback ends.

@@ -2,7 +2,10 @@
 
 package engine
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // drainIdleGrace is how long a drain leaves a keep-alive connection that is
 // idle (between two requests) open before closing it. A busy client's next
@@ -31,4 +34,38 @@ func (c *conn) closeIfIdleForDrain(now int64) {
 		return
 	}
 	c.closeIdle()
+}
+
+// cutCloseWait bounds how long a drain cut by its deadline waits for its
+// loops to close the connections left (a loop stuck in an inline handler
+// closes them when it returns).
+const cutCloseWait = 5 * time.Second
+
+// closeRemaining closes, on their loops, the connections of s still open
+// when its drain was cut. The loops may serve other listeners of the same
+// App (LoopGroup), so stopping them is not the way to close these.
+func (s *Server) closeRemaining() {
+	s.loopsMu.Lock()
+	for el, ls := range s.loops {
+		_ = el.Execute(context.Background(), closeAllTask{ls})
+	}
+	s.loopsMu.Unlock()
+	deadline := time.Now().Add(cutCloseWait)
+	for s.conns.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(drainPollInterval)
+	}
+}
+
+// closeAllTask closes every connection of its loopState. Loop only.
+type closeAllTask struct{ ls *loopState }
+
+func (t closeAllTask) Run(context.Context) error {
+	ls := t.ls
+	ls.g.check("closing a cut drain's connections")
+	ls.close = append(ls.close[:0], ls.conns...)
+	for i, c := range ls.close {
+		c.abort()
+		ls.close[i] = nil
+	}
+	return nil
 }

@@ -93,14 +93,14 @@ func (s *Server) acceptLoop() {
 		// served (its response says Connection: close): it is typically a
 		// client reconnecting after such a response, and resetting it
 		// would lose the request it is about to send.
-		var ctx any
+		var ctx any = s
 		if !s.limit.reserve() {
 			if !s.limit.reserveShed(s.cfg.TLS == nil && s.cfg.ProxyProtocol == nil) {
 				s.refuse(nc)
 				continue
 			}
 			s.stats.refused.Add(1)
-			ctx = shedMark{} // answered 503 if its request comes (shed.go)
+			ctx = shedMark{s} // answered 503 if its request comes (shed.go)
 		}
 		// The loop's OnOpen takes over the place reserved (or the shed
 		// reserve's, with ctx shedMark).
@@ -108,7 +108,7 @@ func (s *Server) acceptLoop() {
 			// EnrollContext closed nc (typically: no descriptor left for
 			// its dup); the client sees its connection closed at once.
 			// Its place goes back.
-			if ctx != nil {
+			if _, shed := ctx.(shedMark); shed {
 				s.limit.shed.Add(-1)
 			} else {
 				s.limit.open.Add(-1)

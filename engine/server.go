@@ -123,20 +123,13 @@ func (s *Server) Start(addr string) (net.Addr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gwist: listen %s: %w", addr, err)
 	}
-	cli, err := gnet.NewClient(&gnetEvents{s: s},
-		gnet.WithMulticore(true),
-		gnet.WithNumEventLoop(s.cfg.Loops),
-		// Go's accept already set TCP_NODELAY on the socket gnet adopts
-		// (a dup of the same socket); TCPDelay only spares the second call.
-		gnet.WithTCPNoDelay(gnet.TCPDelay),
-		gnet.WithLogger(gnetLogger{s.cfg.Logger}),
-	)
-	if err == nil {
-		err = cli.Start()
+	if s.cfg.Group == nil {
+		s.cfg.Group = NewLoopGroup()
 	}
+	cli, err := s.cfg.Group.acquire(s.cfg.Loops, gnetLogger{s.cfg.Logger})
 	if err != nil {
 		_ = ln.Close()
-		return nil, fmt.Errorf("gwist: start event loops: %w", err)
+		return nil, err
 	}
 	s.ln, s.cli, s.addr = ln, cli, ln.Addr()
 	go s.acceptLoop()
@@ -225,10 +218,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if err != nil {
 		s.cut.Store(s.conns.Load())
+		s.closeRemaining()
 	}
 	close(s.stopTick)
 	<-s.tickDone
-	if stopErr := s.cli.Stop(); stopErr != nil && err == nil {
+	if stopErr := s.cfg.Group.release(); stopErr != nil && err == nil {
 		err = stopErr
 	}
 	close(s.runDone)
@@ -270,19 +264,6 @@ func (s *Server) loopFor(el gnet.EventLoop) *loopState {
 		s.loops[el] = ls
 	}
 	return ls
-}
-
-// gnetEvents is the Server as gnet's event handler: gnet's callbacks stay
-// out of the engine's exported API.
-type gnetEvents struct {
-	gnet.BuiltinEventEngine
-	s *Server
-}
-
-func (e *gnetEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) { return e.s.onOpen(gc) }
-func (e *gnetEvents) OnTraffic(gc gnet.Conn) gnet.Action        { return e.s.onTraffic(gc) }
-func (e *gnetEvents) OnClose(gc gnet.Conn, err error) gnet.Action {
-	return e.s.onClose(gc, err)
 }
 
 // onOpen is gnet's OnOpen: a connection is accepted on a loop.

@@ -28,7 +28,7 @@ const shedTimeout = time.Second
 const maxShedReserve = 64
 
 // shedMark is the context a shed connection enters gnet with.
-type shedMark struct{}
+type shedMark struct{ s *Server }
 
 // shedding is the protocol driver (driver.go) of a shed connection: it
 // answers the first request line with 503 and closes. Loop only.
