@@ -32,6 +32,8 @@ func (g *LoopGroup) acquire(loops int, logger gnetLogger) (*gnet.Client, error) 
 		cli, err := gnet.NewClient(&groupEvents{},
 			gnet.WithMulticore(true),
 			gnet.WithNumEventLoop(loops),
+			// Go's accept already set TCP_NODELAY on the socket gnet adopts
+			// (a dup of the same socket); TCPDelay only spares the second call.
 			gnet.WithTCPNoDelay(gnet.TCPDelay),
 			gnet.WithLogger(logger),
 		)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gwist/gwist/internal/testkit"
 )
 
 // startOnGroup starts a server with cfg on g answering body.
@@ -41,8 +43,9 @@ func shutdown(t *testing.T, s *Server, d time.Duration) error {
 // get does one GET / on its own connection and returns the body.
 func get(t *testing.T, addr string) string {
 	t.Helper()
-	cl := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := cl.Get("http://" + addr + "/")
+	tr := testkit.H1(nil)
+	tr.DisableKeepAlives = true
+	resp, err := testkit.Client(t, tr).Get("http://" + addr + "/")
 	if err != nil {
 		t.Fatalf("GET %s: %v", addr, err)
 	}
