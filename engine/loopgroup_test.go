@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,6 +13,9 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/testkit"
+	"github.com/gwist/gwist/websocket"
+	xh2 "golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 )
 
 // startOnGroup starts a server with cfg on g answering body.
@@ -95,8 +99,24 @@ func TestLoopGroupSharedByServers(t *testing.T) {
 }
 
 // A drain cut by its deadline closes its own server's connections on the
-// shared loops (no loop stops for it) and leaves the other server's alone.
+// shared loops (no loop stops for it) and leaves the other server's alone:
+// an HTTP/1 request whose handler never returns, an HTTP/2 stream whose
+// handler never returns, and a WebSocket whose peer never answers the
+// drain's close frame.
 func TestLoopGroupCutDrainClosesOnlyItsOwn(t *testing.T) {
+	for _, proto := range []string{"http1", "h2c", "websocket"} {
+		t.Run(proto, func(t *testing.T) { testCutDrainClosesOnlyItsOwn(t, proto) })
+	}
+}
+
+// quietWS takes a WebSocket's events and does nothing with them.
+type quietWS struct{}
+
+func (quietWS) OnOpen(*WSConn)                               {}
+func (quietWS) OnMessage(*WSConn, websocket.Opcode, []byte)  {}
+func (quietWS) OnClose(*WSConn, websocket.CloseCode, string) {}
+
+func testCutDrainClosesOnlyItsOwn(t *testing.T, proto string) {
 	w, err := NewWorkers(4)
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +125,15 @@ func TestLoopGroupCutDrainClosesOnlyItsOwn(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	started := make(chan struct{}, 1)
+	wsCfg := WSConfig{}.WithDefaults()
 	g := NewLoopGroup()
-	s1, a1 := startOnGroup(t, g, Config{Workers: w, Loops: 1}, func(ex *Exchange) {
+	s1, a1 := startOnGroup(t, g, Config{Workers: w, Loops: 1, H2C: true}, func(ex *Exchange) {
+		if ex.Request.Path == "/ws" {
+			if _, err := ex.UpgradeWebSocket(WSUpgrade{Handler: quietWS{}, Config: &wsCfg}); err != nil {
+				ex.Status = 500
+			}
+			return
+		}
 		started <- struct{}{}
 		<-release
 	})
@@ -138,24 +165,41 @@ func TestLoopGroupCutDrainClosesOnlyItsOwn(t *testing.T) {
 		t.Fatalf("the other server answered %q", got)
 	}
 
-	// A request to the first server whose handler never returns.
+	// A connection to the first server that its drain cannot finish.
 	hung, err := net.Dial("tcp", a1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hung.Close()
-	if _, err := hung.Write([]byte("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+	_ = hung.SetDeadline(time.Now().Add(5 * time.Second))
+	switch proto {
+	case "http1":
+		_, err = hung.Write([]byte("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n"))
+	case "h2c":
+		err = writeH2Get(hung, "/hang")
+	case "websocket":
+		_, err = hung.Write([]byte("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+			"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"))
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-started:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the handler did not start")
+	if proto == "websocket" {
+		resp, err := http.ReadResponse(bufio.NewReader(hung), nil)
+		if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+			t.Fatalf("upgrade: %v %v", resp, err)
+		}
+	} else {
+		select {
+		case <-started:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the handler did not start")
+		}
 	}
 	if err := shutdown(t, s1, 200*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Shutdown: %v, want the deadline", err)
 	}
-	_ = hung.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = hung.SetReadDeadline(time.Now().Add(3 * time.Second))
 	b, err := io.ReadAll(hung)
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
@@ -167,4 +211,20 @@ func TestLoopGroupCutDrainClosesOnlyItsOwn(t *testing.T) {
 	if got := roundTrip(); got != "two" {
 		t.Fatalf("after the other's cut drain the server answered %q", got)
 	}
+}
+
+// writeH2Get opens an h2c connection by prior knowledge on c and sends a
+// GET of path on stream 1.
+func writeH2Get(c net.Conn, path string) error {
+	var out, block bytes.Buffer
+	out.WriteString(xh2.ClientPreface)
+	fr := xh2.NewFramer(&out, nil)
+	enc := hpack.NewEncoder(&block)
+	for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":path", path}, {":authority", "x"}} {
+		_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+	}
+	_ = fr.WriteSettings()
+	_ = fr.WriteHeaders(xh2.HeadersFrameParam{StreamID: 1, BlockFragment: block.Bytes(), EndHeaders: true, EndStream: true})
+	_, err := c.Write(out.Bytes())
+	return err
 }
