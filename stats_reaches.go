@@ -23,10 +23,14 @@ type ReachStats struct {
 	// RFC 8441 is advertised over HTTP/2 only by an App with such a route.
 	// Off: it is advertised whenever HTTP/2 is on.
 	WebSocketRoutes bool
+	// RawAccept: accepted connections are registered on gnet's event
+	// loops directly (Linux). Off: each enters gnet through its public
+	// API, at a dup of the socket and a wait for the loop.
+	RawAccept bool
 }
 
 func reachStats() ReachStats {
 	r := engine.CurrentReaches()
 	return ReachStats{ReadPause: r.ReadPause, WorkerWrites: r.WorkerWrites,
-		TLSBufferTrim: r.TLSBufferTrim, WebSocketRoutes: wsRouteMarkWorks()}
+		TLSBufferTrim: r.TLSBufferTrim, WebSocketRoutes: wsRouteMarkWorks(), RawAccept: r.RawAccept}
 }

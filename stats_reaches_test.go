@@ -14,7 +14,7 @@ func TestStatsReaches(t *testing.T) {
 	app := gwist.New()
 	startApp(t, app)
 	got := app.Stats().Reaches
-	want := gwist.ReachStats{ReadPause: runtime.GOOS == "linux", WorkerWrites: true, TLSBufferTrim: true, WebSocketRoutes: true}
+	want := gwist.ReachStats{ReadPause: runtime.GOOS == "linux", WorkerWrites: true, TLSBufferTrim: true, WebSocketRoutes: true, RawAccept: runtime.GOOS == "linux"}
 	if got != want {
 		t.Errorf("Stats().Reaches = %+v, want %+v", got, want)
 	}

@@ -30,6 +30,10 @@ import (
 //     streamed HTTP/1 responses, sendfile, TLS handshake flights). Off:
 //     the loop writes everything through gnet (outbound_loop.go for
 //     streams; the other three have a loop path already).
+//   - Raw accept (gnetreach_accept_linux.go, Linux): accepted sockets are
+//     registered on gnet's loops through two of gnet's unexported
+//     functions (go:linkname; on only with the verified gnet version).
+//     Off: they enter gnet through Client.EnrollContext.
 //
 // The self-tests run in the first NewServer of the process (so that
 // Config's defaults see their outcome), on a probe connection of a gnet
@@ -80,6 +84,7 @@ func (r *reach) reason() string {
 var (
 	readPauseReach = reach{name: "gnet epoll read pause", fallback: "MaxInboundBytes alone bounds a client that runs ahead"}
 	fdWriteReach   = reach{name: "worker writes to gnet's fds", fallback: "the event loop writes every response through gnet"}
+	rawAcceptReach = reach{name: "raw accept onto gnet's loops", fallback: "accepted connections enter gnet through Client.EnrollContext"}
 )
 
 // Reaches reports which of the reaches past gnet's and crypto/tls's public
@@ -97,13 +102,17 @@ type Reaches struct {
 	// connection goes idle and looked at to skip reads that would block.
 	// Off: they are kept, and each record costs an extra allocation.
 	TLSBufferTrim bool
+	// RawAccept: accepted sockets are registered on gnet's loops
+	// directly (Linux). Off: they enter gnet through EnrollContext, at
+	// a dup, Go's netpoll registration and a wait for the loop each.
+	RawAccept bool
 }
 
 // CurrentReaches reports the reaches in use.
 func CurrentReaches() Reaches {
 	pause, _ := readPauseSupported()
 	trim, _ := tlsstate.BufferReach()
-	return Reaches{ReadPause: pause, WorkerWrites: fdWriteReach.on(), TLSBufferTrim: trim}
+	return Reaches{ReadPause: pause, WorkerWrites: fdWriteReach.on(), TLSBufferTrim: trim, RawAccept: rawAcceptSupported()}
 }
 
 var (
@@ -132,7 +141,7 @@ func applyProbe(l *slog.Logger, p probeResult) {
 	for _, f := range []struct {
 		r   *reach
 		why string
-	}{{&readPauseReach, p.readPause}, {&fdWriteReach, p.fdWrites}} {
+	}{{&readPauseReach, p.readPause}, {&fdWriteReach, p.fdWrites}, {&rawAcceptReach, p.rawAccept}} {
 		if f.why != "" {
 			f.r.turnOff(f.why)
 			logReachOff(l, f.r.name, gnetModule+" "+gnetVersion(), verifiedGnet, f.why, f.r.fallback)

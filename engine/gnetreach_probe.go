@@ -24,6 +24,7 @@ import (
 type probeResult struct {
 	readPause string
 	fdWrites  string
+	rawAccept string
 }
 
 // probeHooks let tests break the probe the way a changed gnet would. The
@@ -37,6 +38,8 @@ type probeHooks struct {
 	// put another file at that number, as a gnet that closed the fd
 	// before OnClose would let happen.
 	beforeClose func(fd int)
+	// rawLoops replaces the loops the raw accept's self-test found.
+	rawLoops func([]rawLoop) []rawLoop
 }
 
 // probeSent is what OnOpen writes: the first part behind gnet's back,
@@ -49,11 +52,12 @@ const (
 // gnetProbe is the probe client's event handler.
 type gnetProbe struct {
 	gnet.BuiltinEventEngine
-	h      probeHooks
-	ino    uint64 // the enrolled socket's inode
-	res    probeResult
-	opened bool
-	closed bool
+	h        probeHooks
+	ino      uint64 // the enrolled socket's inode
+	res      probeResult
+	opened   bool
+	closed   bool
+	enrolled gnet.Conn // the enrolled probe, once opened
 }
 
 // probeGnet runs the gnet self-tests and reports which reaches must be
@@ -67,7 +71,7 @@ func probeGnet(l *slog.Logger, h probeHooks) probeResult {
 	}
 	fail := func(err error) probeResult {
 		why := "the probe could not run: " + err.Error()
-		return probeResult{readPause: why, fdWrites: why}
+		return probeResult{readPause: why, fdWrites: why, rawAccept: why}
 	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
@@ -114,6 +118,9 @@ func probeGnet(l *slog.Logger, h probeHooks) probeResult {
 	if err := readProbe(peer, probeDirect+probeGnetW); err != nil {
 		p.res.note(&p.res.fdWrites, err.Error())
 	}
+	if err := probeRawAccept(cli, p.enrolled, h); err != nil {
+		p.res.note(&p.res.rawAccept, err.Error())
+	}
 	return p.res
 }
 
@@ -126,7 +133,10 @@ func (r *probeResult) note(field *string, why string) {
 
 // OnOpen runs on the probe's loop with the socket registered.
 func (p *gnetProbe) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
-	p.opened = true
+	if rp, ok := gc.Context().(*rawProbe); ok {
+		return rp.onOpen(gc)
+	}
+	p.opened, p.enrolled = true, gc
 	fd := p.h.fd(gc)
 	if err := probeFDOnOpen(gc, fd, p.ino); err != nil {
 		p.res.note(&p.res.fdWrites, err.Error())
@@ -139,6 +149,10 @@ func (p *gnetProbe) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 
 // OnClose runs on the probe's loop; gnet closes the fd after it returns.
 func (p *gnetProbe) OnClose(gc gnet.Conn, _ error) gnet.Action {
+	if rp, ok := gc.Context().(*rawProbe); ok {
+		rp.onClose(gc)
+		return gnet.None
+	}
 	p.closed = true
 	fd := p.h.fd(gc)
 	if p.h.beforeClose != nil {

@@ -57,6 +57,25 @@ func setReusePort(_, _ string, rc syscall.RawConn) error {
 	return nil
 }
 
+// accepted is one connection taken from the listener: a *net.TCPConn
+// from the net.TCPListener, or a raw descriptor and its peer's address
+// from the raw accept (gnetreach_accept_linux.go).
+type accepted struct {
+	nc  *net.TCPConn
+	fd  int
+	sa  unix.Sockaddr
+	raw bool
+}
+
+// accept takes the next connection, raw when the raw accept is on.
+func (s *Server) accept() (accepted, error) {
+	if s.raw != nil {
+		return s.raw.accept()
+	}
+	nc, err := s.ln.AcceptTCP()
+	return accepted{nc: nc}, err
+}
+
 // acceptLoop accepts until the listener is closed.
 func (s *Server) acceptLoop() {
 	defer close(s.acceptDone)
@@ -64,7 +83,7 @@ func (s *Server) acceptLoop() {
 	defer func() { spare.Close() }()
 	backoff := time.Duration(0)
 	for {
-		nc, err := s.ln.AcceptTCP()
+		a, err := s.accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
@@ -75,8 +94,8 @@ func (s *Server) acceptLoop() {
 				// With the spare descriptor given back, take the connection
 				// that is waiting and refuse it at once, rather than leave
 				// it (and everything behind it) hanging in the backlog.
-				if nc, err := s.ln.AcceptTCP(); err == nil {
-					s.refuse(nc)
+				if a, err := s.accept(); err == nil {
+					s.refuse(a)
 				}
 				if spare.reopen() {
 					backoff = 0
@@ -96,36 +115,55 @@ func (s *Server) acceptLoop() {
 		var ctx any = s
 		if !s.limit.reserve() {
 			if !s.limit.reserveShed(s.cfg.TLS == nil && s.cfg.ProxyProtocol == nil) {
-				s.refuse(nc)
+				s.refuse(a)
 				continue
 			}
 			s.stats.refused.Add(1)
 			ctx = shedMark{s} // answered 503 if its request comes (shed.go)
 		}
-		// The loop's OnOpen takes over the place reserved (or the shed
-		// reserve's, with ctx shedMark).
-		if _, err := s.cli.EnrollContext(nc, ctx); err != nil {
-			// EnrollContext closed nc (typically: no descriptor left for
-			// its dup); the client sees its connection closed at once.
-			// Its place goes back.
-			if _, shed := ctx.(shedMark); shed {
-				s.limit.shed.Add(-1)
-			} else {
-				s.limit.open.Add(-1)
-			}
-			s.stats.acceptErrors.Add(1)
-			s.stats.refused.Add(1)
-			s.acceptLog.warn(s.cfg.Logger, "gwist: could not hand an accepted connection to a loop", err)
+		if err := s.enroll(a, ctx); err != nil {
+			// gnet closed the socket (typically: no descriptor left for
+			// EnrollContext's dup); the client sees it closed at once.
+			s.enrollFailed(ctx, err)
 		}
 	}
 }
 
-// refuse closes nc with a reset, so the client learns at once that it was
-// not served (a FIN would read as a server that closed an idle connection).
-func (s *Server) refuse(nc *net.TCPConn) {
+// enroll hands a to a gnet loop, whose OnOpen takes over the place a
+// holds in the connection limit (or the shed reserve, with ctx shedMark).
+// On error the socket is closed and the place is the caller's to give
+// back; an error after enroll returned (raw accept only: on the loop)
+// gives it back itself.
+func (s *Server) enroll(a accepted, ctx any) error {
+	if a.raw {
+		return s.enrollRaw(a, ctx, func(err error) { s.enrollFailed(ctx, err) })
+	}
+	_, err := s.cli.EnrollContext(a.nc, ctx)
+	return err
+}
+
+// enrollFailed gives back the place of a connection gnet could not take.
+func (s *Server) enrollFailed(ctx any, err error) {
+	if _, shed := ctx.(shedMark); shed {
+		s.limit.shed.Add(-1)
+	} else {
+		s.limit.open.Add(-1)
+	}
+	s.stats.acceptErrors.Add(1)
 	s.stats.refused.Add(1)
-	_ = nc.SetLinger(0)
-	_ = nc.Close()
+	s.acceptLog.warn(s.cfg.Logger, "gwist: could not hand an accepted connection to a loop", err)
+}
+
+// refuse closes a with a reset, so the client learns at once that it was
+// not served (a FIN would read as a server that closed an idle connection).
+func (s *Server) refuse(a accepted) {
+	s.stats.refused.Add(1)
+	if a.raw {
+		refuseRaw(a.fd)
+		return
+	}
+	_ = a.nc.SetLinger(0)
+	_ = a.nc.Close()
 }
 
 func isFDExhaustion(err error) bool {

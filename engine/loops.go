@@ -23,6 +23,9 @@ type loopState struct {
 	// epfdKnown, -1 when unavailable (gnetreach_epoll.go).
 	epfd      int
 	epfdKnown bool
+	// opened counts OnOpen calls, for the raw accept's failure check
+	// (gnetreach_accept_linux.go).
+	opened uint64
 }
 
 func (l *loopState) add(c *conn) {

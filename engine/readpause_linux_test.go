@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/testkit"
-	"github.com/panjf2000/gnet/v2"
 	"golang.org/x/sys/unix"
 )
 
@@ -133,12 +131,4 @@ func TestReadPauseInEffect(t *testing.T) {
 	if !testkit.Eventually(5*time.Second, func() bool { r = look(); return r.has && !r.readOff }) {
 		t.Fatalf("still paused after every response: %+v", r)
 	}
-}
-
-// serverLoops copies s's loops, for a test to wait on them without
-// holding loopsMu (which a loop opening a connection takes).
-func serverLoops(s *Server) map[gnet.EventLoop]*loopState {
-	s.loopsMu.Lock()
-	defer s.loopsMu.Unlock()
-	return maps.Clone(s.loops)
 }

@@ -39,6 +39,7 @@ type Server struct {
 	limit   *ConnLimit
 
 	ln         *net.TCPListener
+	raw        *rawAcceptor // nil: accept through ln (gnetreach_accept_linux.go)
 	cli        *gnet.Client
 	addr       net.Addr
 	acceptDone chan struct{}
@@ -132,6 +133,11 @@ func (s *Server) Start(addr string) (net.Addr, error) {
 		return nil, err
 	}
 	s.ln, s.cli, s.addr = ln, cli, ln.Addr()
+	if r, err := newRawAcceptor(s); err == nil {
+		s.raw = r
+	} else {
+		s.cfg.Logger.Debug("gwist: accepting through net.TCPListener", "why", err.Error())
+	}
 	go s.acceptLoop()
 	go s.tick()
 	return s.addr, nil
@@ -202,8 +208,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// with SO_REUSEPORT, the new process's listener), never this one's
 	// accept queue in the instant it closes, which resets what is in it.
 	_ = s.ln.Close()
+	if s.raw != nil {
+		s.raw.close() // the socket's last descriptor: it stops listening
+	}
 	s.draining.Store(true)
 	<-s.acceptDone
+	if s.raw != nil {
+		s.raw.wait() // every connection accepted is open on its loop
+	}
 	s.sweepAll()
 	var err error
 	wait := time.NewTicker(drainPollInterval)
@@ -281,7 +293,9 @@ func (s *Server) onOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		c.setPhase(phaseIdle, s.cfg.IdleTimeout)
 	}
 	gc.SetContext(c)
-	s.loopFor(c.el).add(c)
+	ls := s.loopFor(c.el)
+	ls.opened++
+	ls.add(c)
 	if c.shed {
 		// Served by its shedding driver only.
 	} else if s.cfg.ProxyProtocol != nil {
