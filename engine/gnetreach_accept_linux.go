@@ -278,7 +278,7 @@ func (r *rawAcceptor) accept() (accepted, error) {
 	)
 	err := r.rc.Read(func(lfd uintptr) bool {
 		for {
-			a.fd, a.sa, aerr = unix.Accept4(int(lfd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+			a.fd, a.sa, aerr = accept4(int(lfd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 			switch aerr {
 			case unix.EINTR, unix.ECONNABORTED:
 				continue // as Go's accept: the next one
@@ -308,7 +308,7 @@ func (s *Server) enrollRaw(a accepted, ctx any, failed func(error)) error {
 	remote, rzone := sockaddrTCP(a.sa)
 	local := r.local
 	if local == nil {
-		sa, err := unix.Getsockname(a.fd)
+		sa, err := getsockname(a.fd)
 		if err != nil {
 			unix.Close(a.fd)
 			return fmt.Errorf("getsockname: %w", err)
@@ -355,6 +355,57 @@ func sockaddrTCP(sa unix.Sockaddr) (addr *net.TCPAddr, zone bool) {
 		return &net.TCPAddr{IP: ip, Port: a.Port}, a.ZoneId != 0
 	}
 	return nil, false
+}
+
+// accept4 is unix.Accept4 without the getsockopt(SO_PROTOCOL) x/sys makes
+// on the listener for every IPv4 or IPv6 peer (to tell an L2TP-over-IP
+// socket from others; a TCP listener never is one): a system call less per
+// connection. Errors are the bare errno.
+func accept4(lfd, flags int) (int, unix.Sockaddr, error) {
+	var rsa unix.RawSockaddrAny
+	n := uint32(unix.SizeofSockaddrAny)
+	fd, _, errno := unix.Syscall6(unix.SYS_ACCEPT4, uintptr(lfd), uintptr(unsafe.Pointer(&rsa)),
+		uintptr(unsafe.Pointer(&n)), uintptr(flags), 0, 0)
+	if errno != 0 {
+		return -1, nil, errno
+	}
+	sa := inetSockaddr(&rsa)
+	if sa == nil {
+		unix.Close(int(fd))
+		return -1, nil, unix.EAFNOSUPPORT
+	}
+	return int(fd), sa, nil
+}
+
+// getsockname is unix.Getsockname for a TCP socket, without x/sys's
+// getsockopt(SO_PROTOCOL) (see accept4).
+func getsockname(fd int) (unix.Sockaddr, error) {
+	var rsa unix.RawSockaddrAny
+	n := uint32(unix.SizeofSockaddrAny)
+	if _, _, errno := unix.RawSyscall(unix.SYS_GETSOCKNAME, uintptr(fd), uintptr(unsafe.Pointer(&rsa)),
+		uintptr(unsafe.Pointer(&n))); errno != 0 {
+		return nil, errno
+	}
+	if sa := inetSockaddr(&rsa); sa != nil {
+		return sa, nil
+	}
+	return nil, unix.EAFNOSUPPORT
+}
+
+// inetSockaddr converts an IPv4 or IPv6 address from the kernel (its port
+// in network byte order); nil for another family.
+func inetSockaddr(rsa *unix.RawSockaddrAny) unix.Sockaddr {
+	switch rsa.Addr.Family {
+	case unix.AF_INET:
+		p := (*unix.RawSockaddrInet4)(unsafe.Pointer(rsa))
+		port := (*[2]byte)(unsafe.Pointer(&p.Port))
+		return &unix.SockaddrInet4{Port: int(port[0])<<8 | int(port[1]), Addr: p.Addr}
+	case unix.AF_INET6:
+		p := (*unix.RawSockaddrInet6)(unsafe.Pointer(rsa))
+		port := (*[2]byte)(unsafe.Pointer(&p.Port))
+		return &unix.SockaddrInet6{Port: int(port[0])<<8 | int(port[1]), ZoneId: p.Scope_id, Addr: p.Addr}
+	}
+	return nil
 }
 
 // refuseRaw closes fd with a reset (as refuse does a *net.TCPConn).

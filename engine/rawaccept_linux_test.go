@@ -48,10 +48,21 @@ func startRawServer(t *testing.T, addr string) (*Server, net.Addr) {
 // remote address and the address it dialled as the local one: also on a
 // wildcard listener, where the local address is looked up per connection.
 func TestRawAcceptServesWithAddresses(t *testing.T) {
-	for _, listen := range []string{"127.0.0.1:0", "0.0.0.0:0"} {
+	for _, listen := range []string{"127.0.0.1:0", "0.0.0.0:0", "[::1]:0", "[::]:0"} {
 		t.Run(listen, func(t *testing.T) {
+			host := "127.0.0.1"
+			if strings.HasPrefix(listen, "[::1]") {
+				host = "::1"
+			}
+			if strings.HasPrefix(listen, "[") {
+				if l, err := net.Listen("tcp", listen); err != nil {
+					t.Skipf("no IPv6 here: %v", err)
+				} else {
+					l.Close()
+				}
+			}
 			s, a := startRawServer(t, listen)
-			dial := net.JoinHostPort("127.0.0.1", portOf(t, a))
+			dial := net.JoinHostPort(host, portOf(t, a))
 			for range 3 { // round robin: each loop gets one
 				cl, err := net.Dial("tcp", dial)
 				if err != nil {
