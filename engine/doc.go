@@ -94,7 +94,10 @@
 //     request body's pipe, an HTTP/2 stream's outbox (h2Out, under the
 //     stream's mu), a detached response's and a WebSocket's queued output.
 //   - The accept goroutine touches no connection: gnet registers the socket
-//     on its loop, and onOpen runs there.
+//     on its loop (on Linux a task queued there by the raw accept,
+//     gnetreach_accept_linux.go), and onOpen runs there. The place the
+//     connection takes under the ConnLimit is taken by the accept goroutine
+//     before the hand-off and given back by the loop.
 //   - The loops may be shared by several servers (loopgroup.go: an App's
 //     listeners), so that together they leave a P free: while loops hold
 //     every P, the accept goroutine, woken by Go's netpoller, waits for the
