@@ -137,6 +137,9 @@ func run(f flags) error {
 	if why := unavailable["gwist"]; why != "" {
 		m.gwist = "**not available**: " + why
 	}
+	if f.base != "" && unavailable[baseRow] == "" {
+		m.gwist += "; row " + baseRow + ": examples/hello at " + f.base
+	}
 
 	scratch, err := os.MkdirTemp("", "gwist-bench-")
 	if err != nil {
