@@ -25,6 +25,7 @@ func acceptTailWorkload() workload {
 		title:     "HTTPS set-up tail, 1 TCP_NODELAY client, light plaintext traffic beside it",
 		helper:    "tlsbench",
 		tls:       true,
+		variants:  inlineVariant, // inline, the loops are one per P: the case the stall needs
 		noCeiling: "plaintext only",
 		primary:   "hs_p999",
 		higher:    false,
