@@ -53,9 +53,8 @@ type Config struct {
 	// epoll_wait holds its P in a system call, and with every P held that
 	// way the runtime keeps taking Ps back and waking threads to run the
 	// workers (on 2 cores, 2 loops cost 2.4× the context switches per
-	// request of 1 loop and 10% of plaintext throughput). With a Group, the
-	// loops are the group's, and the first server to start sets their
-	// number.
+	// request of 1 loop and 10% of plaintext throughput). The loops are
+	// the Group's: the first of its servers to start sets their number.
 	Loops int
 	// Limits bounds request parsing (see http1.Limits for defaults).
 	Limits http1.Limits

@@ -296,11 +296,10 @@ func (r *rawAcceptor) accept() (accepted, error) {
 	}
 	// As Go's accept does; Config has no way to turn it off.
 	_ = unix.SetsockoptInt(a.fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	a.raw = true
 	return a, nil
 }
 
-// enroll hands a to the next loop. A connection whose addresses carry
+// enrollRaw hands a to the next loop. A connection whose addresses carry
 // a zone goes through gnet's EnrollContext (see above). failed runs on
 // the loop if gnet could not register it after this returned nil.
 func (s *Server) enrollRaw(a accepted, ctx any, failed func(error)) error {
@@ -362,34 +361,37 @@ func sockaddrTCP(sa unix.Sockaddr) (addr *net.TCPAddr, zone bool) {
 // socket from others; a TCP listener never is one): a system call less per
 // connection. Errors are the bare errno.
 func accept4(lfd, flags int) (int, unix.Sockaddr, error) {
-	var rsa unix.RawSockaddrAny
-	n := uint32(unix.SizeofSockaddrAny)
-	fd, _, errno := unix.Syscall6(unix.SYS_ACCEPT4, uintptr(lfd), uintptr(unsafe.Pointer(&rsa)),
-		uintptr(unsafe.Pointer(&n)), uintptr(flags), 0, 0)
-	if errno != 0 {
-		return -1, nil, errno
+	fd, sa, err := inetAddrCall(unix.SYS_ACCEPT4, lfd, flags)
+	if err == unix.EAFNOSUPPORT {
+		unix.Close(fd)
+		return -1, nil, err
 	}
-	sa := inetSockaddr(&rsa)
-	if sa == nil {
-		unix.Close(int(fd))
-		return -1, nil, unix.EAFNOSUPPORT
-	}
-	return int(fd), sa, nil
+	return fd, sa, err
 }
 
 // getsockname is unix.Getsockname for a TCP socket, without x/sys's
 // getsockopt(SO_PROTOCOL) (see accept4).
 func getsockname(fd int) (unix.Sockaddr, error) {
+	_, sa, err := inetAddrCall(unix.SYS_GETSOCKNAME, fd, 0)
+	return sa, err
+}
+
+// inetAddrCall makes trap (accept4 or getsockname: fd, an address buffer
+// and its length, then flags) and converts the address the kernel wrote.
+// With an address of another family than IPv4 or IPv6 it returns
+// EAFNOSUPPORT and the call's result (accept4's descriptor, still open).
+func inetAddrCall(trap uintptr, fd, flags int) (int, unix.Sockaddr, error) {
 	var rsa unix.RawSockaddrAny
 	n := uint32(unix.SizeofSockaddrAny)
-	if _, _, errno := unix.RawSyscall(unix.SYS_GETSOCKNAME, uintptr(fd), uintptr(unsafe.Pointer(&rsa)),
-		uintptr(unsafe.Pointer(&n))); errno != 0 {
-		return nil, errno
+	r, _, errno := unix.Syscall6(trap, uintptr(fd), uintptr(unsafe.Pointer(&rsa)),
+		uintptr(unsafe.Pointer(&n)), uintptr(flags), 0, 0)
+	if errno != 0 {
+		return -1, nil, errno
 	}
 	if sa := inetSockaddr(&rsa); sa != nil {
-		return sa, nil
+		return int(r), sa, nil
 	}
-	return nil, unix.EAFNOSUPPORT
+	return int(r), nil, unix.EAFNOSUPPORT
 }
 
 // inetSockaddr converts an IPv4 or IPv6 address from the kernel (its port

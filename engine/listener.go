@@ -58,14 +58,16 @@ func setReusePort(_, _ string, rc syscall.RawConn) error {
 }
 
 // accepted is one connection taken from the listener: a *net.TCPConn
-// from the net.TCPListener, or a raw descriptor and its peer's address
-// from the raw accept (gnetreach_accept_linux.go).
+// from the net.TCPListener, or (nc nil) a raw descriptor and its peer's
+// address from the raw accept (gnetreach_accept_linux.go).
 type accepted struct {
-	nc  *net.TCPConn
-	fd  int
-	sa  unix.Sockaddr
-	raw bool
+	nc *net.TCPConn
+	fd int
+	sa unix.Sockaddr
 }
+
+// raw reports whether a came from the raw accept.
+func (a accepted) raw() bool { return a.nc == nil }
 
 // accept takes the next connection, raw when the raw accept is on.
 func (s *Server) accept() (accepted, error) {
@@ -135,7 +137,7 @@ func (s *Server) acceptLoop() {
 // back; an error after enroll returned (raw accept only: on the loop)
 // gives it back itself.
 func (s *Server) enroll(a accepted, ctx any) error {
-	if a.raw {
+	if a.raw() {
 		return s.enrollRaw(a, ctx, func(err error) { s.enrollFailed(ctx, err) })
 	}
 	_, err := s.cli.EnrollContext(a.nc, ctx)
@@ -158,7 +160,7 @@ func (s *Server) enrollFailed(ctx any, err error) {
 // not served (a FIN would read as a server that closed an idle connection).
 func (s *Server) refuse(a accepted) {
 	s.stats.refused.Add(1)
-	if a.raw {
+	if a.raw() {
 		refuseRaw(a.fd)
 		return
 	}

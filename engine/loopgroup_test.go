@@ -18,15 +18,16 @@ import (
 	"golang.org/x/net/http2/hpack"
 )
 
-// startOnGroup starts a server with cfg on g answering body.
-func startOnGroup(t *testing.T, g *LoopGroup, cfg Config, h Handler) (*Server, string) {
+// startOnGroup starts a server with cfg and handler h on g, listening on
+// listen, and returns its address.
+func startOnGroup(t *testing.T, g *LoopGroup, listen string, cfg Config, h Handler) (*Server, string) {
 	t.Helper()
 	cfg.Group = g
 	s, err := NewServer(cfg, h)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr, err := s.Start("127.0.0.1:0")
+	addr, err := s.Start(listen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +67,8 @@ func get(t *testing.T, addr string) string {
 // with the last.
 func TestLoopGroupSharedByServers(t *testing.T) {
 	g := NewLoopGroup()
-	s1, a1 := startOnGroup(t, g, Config{Inline: true, Loops: 1}, answer("one"))
-	s2, a2 := startOnGroup(t, g, Config{Inline: true, Loops: 1}, answer("two"))
+	s1, a1 := startOnGroup(t, g, "127.0.0.1:0", Config{Inline: true, Loops: 1}, answer("one"))
+	s2, a2 := startOnGroup(t, g, "127.0.0.1:0", Config{Inline: true, Loops: 1}, answer("two"))
 	if s1.cli != s2.cli || s1.cli == nil {
 		t.Fatalf("servers of one group run on different loops (%p, %p)", s1.cli, s2.cli)
 	}
@@ -127,7 +128,7 @@ func testCutDrainClosesOnlyItsOwn(t *testing.T, proto string) {
 	started := make(chan struct{}, 1)
 	wsCfg := WSConfig{}.WithDefaults()
 	g := NewLoopGroup()
-	s1, a1 := startOnGroup(t, g, Config{Workers: w, Loops: 1, H2C: true}, func(ex *Exchange) {
+	s1, a1 := startOnGroup(t, g, "127.0.0.1:0", Config{Workers: w, Loops: 1, H2C: true}, func(ex *Exchange) {
 		if ex.Request.Path == "/ws" {
 			if _, err := ex.UpgradeWebSocket(WSUpgrade{Handler: quietWS{}, Config: &wsCfg}); err != nil {
 				ex.Status = 500
@@ -137,15 +138,11 @@ func testCutDrainClosesOnlyItsOwn(t *testing.T, proto string) {
 		started <- struct{}{}
 		<-release
 	})
-	s2, a2 := startOnGroup(t, g, Config{Workers: w, Loops: 1}, answer("two"))
+	s2, a2 := startOnGroup(t, g, "127.0.0.1:0", Config{Workers: w, Loops: 1}, answer("two"))
 	defer shutdown(t, s2, 5*time.Second)
 
 	// A keep-alive connection to the second server, used once.
-	other, err := net.Dial("tcp", a2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := testkit.Dial(t, a2)
 	otherR := bufio.NewReader(other)
 	roundTrip := func() string {
 		t.Helper()
@@ -166,11 +163,7 @@ func testCutDrainClosesOnlyItsOwn(t *testing.T, proto string) {
 	}
 
 	// A connection to the first server that its drain cannot finish.
-	hung, err := net.Dial("tcp", a1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hung.Close()
+	hung := testkit.Dial(t, a1)
 	_ = hung.SetDeadline(time.Now().Add(5 * time.Second))
 	switch proto {
 	case "http1":

@@ -15,24 +15,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gwist/gwist/internal/testkit"
 	"github.com/panjf2000/gnet/v2"
 	"golang.org/x/sys/unix"
 )
 
 // startRawServer starts a server whose handler answers with the client's
 // address, and checks that it accepts raw.
-func startRawServer(t *testing.T, addr string) (*Server, net.Addr) {
+func startRawServer(t *testing.T, addr string) (*Server, string) {
 	t.Helper()
-	s, err := NewServer(Config{Inline: true}, func(ex *Exchange) {
+	s, a := startOnGroup(t, NewLoopGroup(), addr, Config{Inline: true}, func(ex *Exchange) {
 		ex.Body = append(ex.Body, ex.RemoteAddr().String()...)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := s.Start(addr)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -111,7 +105,7 @@ func TestRawAcceptRegisterFailureGivesBack(t *testing.T) {
 	if !s.limit.reserve() {
 		t.Fatal("no room under the limit")
 	}
-	a := accepted{raw: true, fd: fd, sa: &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 9}, Port: 9}}
+	a := accepted{fd: fd, sa: &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 9}, Port: 9}}
 	if err := s.enroll(a, nil); err != nil {
 		t.Fatalf("enroll returned %v; the failure comes later, on the loop", err)
 	}
@@ -154,8 +148,8 @@ func serverLoops(s *Server) map[gnet.EventLoop]*loopState {
 	return maps.Clone(s.loops)
 }
 
-func portOf(t *testing.T, a net.Addr) string {
-	_, p, err := net.SplitHostPort(a.String())
+func portOf(t *testing.T, a string) string {
+	_, p, err := net.SplitHostPort(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,11 +223,7 @@ func TestRawAcceptShutdownServesQueuedRegistration(t *testing.T) {
 	s, a := startRawServer(t, "127.0.0.1:0")
 	rawRegisterHook.Store(&hook)
 	defer rawRegisterHook.Store(nil)
-	cl, err := net.Dial("tcp", a.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := testkit.Dial(t, a)
 	_ = cl.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.WriteString(cl, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 		t.Fatal(err)
