@@ -111,8 +111,9 @@ func (c *conn) onTLSTraffic() {
 		if fed > 0 && before == tlsstate.Handshaking && c.tls.State() == tlsstate.Handshaking {
 			// The client's next flight woke the handshake goroutine, which
 			// has little left to do: let it run now, on this thread, rather
-			// than wake another thread for it and be woken back.
-			runtime.Gosched()
+			// than wake another thread for it and be woken back. What it
+			// finishes meanwhile, advanceTLS picks up without a wake-up.
+			c.tls.Yield(runtime.Gosched)
 		}
 		c.advanceTLS()
 		if fed == 0 || c.paused || c.readingStopped() {

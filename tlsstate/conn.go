@@ -67,6 +67,7 @@ type Conn struct {
 	phase    phase
 	outDirty bool // out grew since the loop or notify last saw it
 	wantRoom bool // the loop was refused bytes; notify when Read drains
+	yielding bool // the loop is in Yield: notifications are held back
 	blocking bool // the transport's Read waits for bytes (handshake)
 	// slot: its goroutine holds a limiter slot; parked: it waits for its
 	// client, and elem is its place in Server.parked rather than

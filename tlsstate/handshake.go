@@ -113,9 +113,10 @@ func (c *Conn) evict() {
 }
 
 // notifyLocked tells the engine there is something for the loop. It runs
-// under c.mu so that no notification can follow Release.
+// under c.mu so that no notification can follow Release, nor one come
+// while the loop is in Yield (it calls Process right after instead).
 func (c *Conn) notifyLocked() {
-	if c.notify != nil && c.phase != phReleased {
+	if c.notify != nil && c.phase != phReleased && !c.yielding {
 		c.notify()
 	}
 }
