@@ -16,6 +16,11 @@
 // AppendOutbound. Once the handshake is done the same *tls.Conn is used
 // from the loop alone, over a transport whose reads never block.
 //
+// An engine that feeds the client's last flight can let the handshake
+// goroutine finish at once on its own thread with Yield(runtime.Gosched):
+// notifications are held back meanwhile, and the Process call that follows
+// picks up the result, so the loop is not woken again for it (yield.go).
+//
 // No goroutine is started until a complete ClientHello has arrived, so
 // connections that send nothing, or only part of a hello, cost a buffer and
 // a timer. At most Config.MaxHandshakes handshake goroutines run at once;
