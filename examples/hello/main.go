@@ -1,7 +1,7 @@
 // Command hello is gwist's example server, also the server that the
 // benchmarks and acceptance checks drive.
 //
-//	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N]
+//	go run ./examples/hello [-addr 127.0.0.1:8080] [-inline] [-workers N] [-loops N]
 //	    [-tls-addr 127.0.0.1:8443 [-cert cert.pem -key key.pem]] [-quickack=false]
 //	    [-max-conns N] [-static-dir DIR] [-middleware] [-http2=false]
 //	    [-reuseport] [-drain-delay D] [-health-addr 127.0.0.1:9101]
@@ -103,6 +103,7 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "plaintext HTTP listen address")
 	inline := flag.Bool("inline", false, "run handlers on the event loop instead of the worker pool")
 	workers := flag.Int("workers", 0, "worker pool size (0: default)")
+	loops := flag.Int("loops", 0, "event loops (0: default, one per P with -inline, else half the Ps)")
 	tlsAddr := flag.String("tls-addr", "", "HTTPS listen address (off when empty), e.g. 127.0.0.1:8443")
 	certFile := flag.String("cert", "", "PEM certificate for -tls-addr (default: self-signed, in memory)")
 	keyFile := flag.String("key", "", "PEM private key for -cert")
@@ -119,7 +120,7 @@ func main() {
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 
-	app := gwist.New(append(opsAppOptions(), gwist.WithInline(*inline), gwist.WithWorkers(*workers),
+	app := gwist.New(append(opsAppOptions(), gwist.WithInline(*inline), gwist.WithWorkers(*workers), gwist.WithLoops(*loops),
 		gwist.WithQuickAck(*quickAck), gwist.WithMaxConns(*maxConns), gwist.WithHTTP2(*http2))...)
 	routes(app)
 	healthRoutes(app)
