@@ -44,29 +44,17 @@ type conn struct {
 
 	out []byte // bytes the driver leaves to write at the end of the callback
 
-	phase    connPhase
 	deadline int64 // Server.clock units (unix ns); 0 = none
-	// intent is how the connection is to end (closeintent.go).
-	intent     closeIntent
-	paused     bool
-	closed     bool
-	inCallback bool
-	action     gnet.Action
-
-	// readOff: EPOLLIN is out of the fd's registration (readpause.go);
-	// noReadPause: the pause failed for this connection, the cap applies.
-	readOff, noReadPause bool
 	// obMark is gnet's outbound size when the loop last looked, sqMark
 	// the kernel's send queue at the last sweep, and wprogress when
 	// either last moved (writetimeout.go).
 	obMark, sqMark int
 	wprogress      int64
-
-	tlsConn // HTTPS state; zero for plaintext connections
-
 	drainIdleSince int64 // unix ns of the first drain sweep that found it idle (drain.go)
-	// shed: accepted beyond the ConnLimit, to be answered 503 (shed.go).
-	shed bool
+
+	// *tlsConn is the HTTPS state, nil for plaintext connections (out of
+	// line: an idle plaintext connection is smaller for it).
+	*tlsConn
 
 	// Shared with workers writing directly (see direct.go).
 	wmu      sync.Mutex
@@ -75,6 +63,21 @@ type conn struct {
 	// loopHoldsWire (loop only): the loop holds wmu, so OnClose, which a
 	// failed write runs synchronously, must not take it again.
 	loopHoldsWire bool
+
+	// The one-byte fields last, together: with the fields above they fit
+	// Go's 288-byte size class.
+	phase connPhase
+	// intent is how the connection is to end (closeintent.go).
+	intent     closeIntent
+	paused     bool
+	closed     bool
+	inCallback bool
+	closeAtEnd bool // the callback returns gnet.Close
+	// readOff: EPOLLIN is out of the fd's registration (readpause.go);
+	// noReadPause: the pause failed for this connection, the cap applies.
+	readOff, noReadPause bool
+	// shed: accepted beyond the ConnLimit, to be answered 503 (shed.go).
+	shed bool
 }
 
 // newConn makes the state of a connection gnet opened, speaking HTTP/1
@@ -87,6 +90,10 @@ func newConn(s *Server, gc gnet.Conn) *conn {
 }
 
 func (c *conn) config() *Config { return &c.srv.cfg }
+
+// isTLS reports whether c is an HTTPS connection. (Test it before any of
+// tlsConn's fields: they are not there for plaintext.)
+func (c *conn) isTLS() bool { return c.tlsConn != nil }
 
 // loopOnly asserts, in test builds (loopcheck_on.go), that the caller runs
 // on c's loop.
@@ -102,11 +109,11 @@ func (c *conn) loopOnly(what string) {
 // onTraffic handles readable input. Called from OnTraffic.
 func (c *conn) onTraffic() gnet.Action {
 	c.loopOnly("onTraffic")
-	c.inCallback, c.action = true, gnet.None
+	c.inCallback, c.closeAtEnd = true, false
 	c.readResumedByGnet()
 	c.noteDrain()
 	c.proto.collectSettled()
-	if c.tls != nil {
+	if c.isTLS() {
 		c.onTLSTraffic()
 	} else if c.readingStopped() {
 		_, _ = c.gc.Discard(-1)
@@ -115,7 +122,10 @@ func (c *conn) onTraffic() gnet.Action {
 	}
 	c.finishCallback()
 	c.inCallback = false
-	return c.action
+	if c.closeAtEnd {
+		return gnet.Close
+	}
+	return gnet.None
 }
 
 // finishCallback writes what the callback produced, moves the connection
@@ -139,7 +149,7 @@ func (c *conn) finishCallback() {
 
 func (c *conn) finishOutput() {
 	c.proto.endCallback()
-	if c.tls != nil {
+	if c.isTLS() {
 		defer c.endTLSCallback()
 		defer c.releasePlainIfEmpty()
 	}
@@ -173,7 +183,7 @@ func (c *conn) startClose() {
 	if c.phase == phaseLinger {
 		return
 	}
-	if c.tls != nil {
+	if c.isTLS() {
 		c.closeTLS()
 		if c.closed {
 			return
@@ -198,7 +208,7 @@ func (c *conn) closeNow() {
 		return
 	}
 	if c.inCallback {
-		c.action = gnet.Close
+		c.closeAtEnd = true
 		return
 	}
 	_ = c.el.Close(c.gc)
@@ -230,7 +240,7 @@ func (c *conn) onClose() {
 	}
 	c.proto.close()
 	c.out = nil
-	if c.tls != nil {
+	if c.isTLS() {
 		c.releaseTLS()
 	}
 }
@@ -239,7 +249,7 @@ func (c *conn) onClose() {
 // worker's result, the sweep): output is written by finishCallback.
 func (c *conn) beginLoopTask() {
 	c.loopOnly("a loop task")
-	c.inCallback, c.action = false, gnet.None
+	c.inCallback, c.closeAtEnd = false, false
 	c.noteDrain()
 }
 

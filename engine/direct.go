@@ -47,7 +47,7 @@ func (d *h1Driver) canWriteDirect(b *batch) bool {
 			return false
 		}
 	}
-	return c.tls == nil || c.established
+	return !c.isTLS() || c.established
 }
 
 // How a direct batch comes back to the loop. The worker moves it
@@ -126,7 +126,7 @@ func (c *conn) writeDirect(b *batch) bool {
 		b.out = b.out[:0]
 		return false
 	}
-	if c.tls == nil {
+	if !c.isTLS() {
 		// Keep b.out's array (rest is its tail): the pooled batch reuses it.
 		rest, err := writeFD(c.fd, b.out)
 		b.out, b.writeErr = append(b.out[:0], rest...), err

@@ -75,7 +75,7 @@ func (d *h1Driver) serve() {
 		if len(buf) == 0 {
 			break
 		}
-		if !d.spoke && cfg.H2C && c.tls == nil {
+		if !d.spoke && cfg.H2C && !c.isTLS() {
 			// h2c by prior knowledge: the connection opens with the
 			// HTTP/2 client preface instead of a request.
 			match, more := http2.IsPreface(buf)
@@ -95,7 +95,7 @@ func (d *h1Driver) serve() {
 		}
 		if d.cur == nil {
 			d.cur, d.curHead = getExchange(c.remote), false
-			if c.tls != nil {
+			if c.isTLS() {
 				d.cur.tlsc = c.tls // for Exchange.TLS; plaintext pays no store
 			}
 			if c.phase == phaseIdle || c.phase == phaseWaiting {
@@ -129,7 +129,7 @@ func (d *h1Driver) serve() {
 				c.stopReading()
 			}
 			if upgrade := ex.Request.Header("Upgrade"); upgrade != "" { // one look for h2c and WebSocket
-				if cfg.H2C && c.tls == nil && !c.readingStopped() && d.head == nil && d.building == nil {
+				if cfg.H2C && !c.isTLS() && !c.readingStopped() && d.head == nil && d.building == nil {
 					if settings, ok := wantsH2c(&ex.Request, upgrade); ok && d.upgradeH2c(ex, settings) {
 						return // the connection speaks HTTP/2 now (h2upgrade.go)
 					}
@@ -189,7 +189,7 @@ func (d *h1Driver) submitBuilding() {
 	d.building = nil
 	b.reqs = len(b.exs)
 	b.direct = d.canWriteDirect(b)
-	if b.direct && c.tls != nil && !c.responded {
+	if b.direct && c.isTLS() && !c.responded {
 		c.responded, b.firstTLS = true, true
 	}
 	d.enqueue(b)

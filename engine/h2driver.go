@@ -109,7 +109,7 @@ func (d *h2Driver) events() {
 func (d *h2Driver) onRequest(ev http2.Event) {
 	c := d.c
 	ex := getExchange(c.remote)
-	if c.tls != nil {
+	if c.isTLS() {
 		ex.tlsc = c.tls // for Exchange.TLS
 	}
 	ev.Request.FillHTTP1(&ex.Request)

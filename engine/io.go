@@ -9,7 +9,7 @@ package engine
 // input returns the unparsed request bytes. Valid until consume or the end
 // of the callback.
 func (c *conn) input() []byte {
-	if c.tls != nil {
+	if c.isTLS() {
 		return c.plain[c.plainOff:]
 	}
 	buf, _ := c.gc.Peek(-1)
@@ -21,7 +21,7 @@ func (c *conn) consume(n int) {
 	if n <= 0 {
 		return // gnet's Discard(0) would drop everything
 	}
-	if c.tls == nil {
+	if !c.isTLS() {
 		_, _ = c.gc.Discard(n)
 		return
 	}
@@ -33,7 +33,7 @@ func (c *conn) consume(n int) {
 
 // discardInput drops all buffered input.
 func (c *conn) discardInput() {
-	if c.tls != nil {
+	if c.isTLS() {
 		c.plain, c.plainOff = c.plain[:0], 0
 	}
 	_, _ = c.gc.Discard(-1)
@@ -41,13 +41,17 @@ func (c *conn) discardInput() {
 
 // inboundBytes is how much unparsed input the connection holds.
 func (c *conn) inboundBytes() int {
-	return c.gc.InboundBuffered() + len(c.plain) - c.plainOff
+	n := c.gc.InboundBuffered()
+	if c.isTLS() {
+		n += len(c.plain) - c.plainOff
+	}
+	return n
 }
 
 // resume continues after a pause: parse what is buffered (decrypting
 // first over TLS).
 func (c *conn) resume() {
-	if c.tls != nil {
+	if c.isTLS() {
 		c.paused = false // let onTLSTraffic feed again; process re-pauses if needed
 		c.proto.serve()
 		if !c.paused {
@@ -61,7 +65,7 @@ func (c *conn) resume() {
 // writeWire sends response bytes: as they are, or encrypted.
 func (c *conn) writeWire(p []byte) {
 	c.loopOnly("conn.writeWire")
-	if c.tls == nil {
+	if !c.isTLS() {
 		_, _ = c.gc.Write(p)
 		return
 	}

@@ -97,7 +97,7 @@ func (o *outbound) push() error {
 	if c.wclosed {
 		return ErrClientGone
 	}
-	if c.tls != nil {
+	if c.isTLS() {
 		if len(o.pend) > 0 {
 			if c.wpending {
 				return nil // the loop's ciphertext goes first; wait sees it
@@ -158,7 +158,7 @@ func (st *stream) wait() error {
 		o.c.srv.logDebug("write timeout: the client stopped reading a streamed response", o.c)
 		return ErrStreamWriteTimeout
 	}
-	if o.c.tls != nil && len(o.pend) > 0 && o.wirePending() {
+	if o.c.isTLS() && len(o.pend) > 0 && o.wirePending() {
 		time.Sleep(time.Millisecond) // rare: the loop's own ciphertext is leaving
 		return nil
 	}
@@ -236,7 +236,7 @@ func (d *h1Driver) tryGrant() {
 			return
 		}
 	}
-	if c.tls != nil && c.wpending {
+	if c.isTLS() && c.wpending {
 		return
 	}
 	d.grantWait = nil

@@ -27,7 +27,7 @@ const sendfileMax = 1 << 20
 // sendFile sends a file's bytes as an HTTP/1 body (Exchange.SendFile):
 // plaintext only, with a Content-Length or close-delimited.
 func (w *h1Worker) sendFile(ex *Exchange, f *os.File, off, n int64) error {
-	if w.b.c.tls != nil || (w.st != nil && w.st.detached != nil) || !fdWriteReach.on() ||
+	if w.b.c.isTLS() || (w.st != nil && w.st.detached != nil) || !fdWriteReach.on() ||
 		(w.st == nil && ex.Header.Get("Content-Length") == "" && ex.Request.ProtoMinor > 0) {
 		return ErrNoSendfile // the last: it would stream chunked
 	}

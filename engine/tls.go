@@ -14,7 +14,7 @@ import (
 	"github.com/gwist/gwist/tlsstate"
 )
 
-// tlsConn is the HTTPS half of a conn. Loop only.
+// tlsConn is the HTTPS half of a conn, set at accept. Loop only.
 type tlsConn struct {
 	tls      *tlsstate.Conn
 	plain    []byte // decrypted, unparsed request bytes from plainOff
@@ -42,7 +42,7 @@ type tlsWaker struct{ c *conn }
 // Run implements gnet.Runnable.
 func (w *tlsWaker) Run(context.Context) error {
 	c := w.c
-	if c.closed || c.tls == nil {
+	if c.closed || !c.isTLS() {
 		return nil
 	}
 	c.inCallback = false
@@ -56,6 +56,7 @@ func (w *tlsWaker) Run(context.Context) error {
 func (c *conn) openTLS(ts *tlsstate.Server) {
 	w := &tlsWaker{c: c}
 	el := c.el
+	c.tlsConn = new(tlsConn)
 	c.tls = ts.NewConn(func() { _ = el.Execute(context.Background(), w) })
 	c.tls.SetFlightWriter(c.writeFlight)
 	c.quickAck()
@@ -310,7 +311,7 @@ func (c *conn) releaseTLS() {
 // connection little, and idle TLS memory rose by 300–1,400 B per
 // connection (more connections untrimmed at the peak of a ramp).
 func (c *conn) trimIdleTLS() {
-	if c.tls != nil && c.established && c.phase == phaseIdle && c.plain == nil {
+	if c.isTLS() && c.established && c.phase == phaseIdle && c.plain == nil {
 		c.tls.TrimBuffers()
 	}
 }

@@ -49,7 +49,7 @@ const (
 // to a worker, when the connection allows it and nothing waits. Loop only.
 func (ws *WSConn) grantWire() {
 	c := ws.c
-	if ws.h2s != nil || ws.nc != nil || c.tls != nil || !fdWriteReach.on() ||
+	if ws.h2s != nil || ws.nc != nil || c.isTLS() || !fdWriteReach.on() ||
 		len(c.out) > 0 || c.gc.OutboundBuffered() > 0 || ws.closing != wsOpen {
 		return
 	}
