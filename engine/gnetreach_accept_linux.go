@@ -151,8 +151,12 @@ type rawLoop struct {
 // loop did not take the task (the caller still owns fd).
 //
 // pending, when not nil, counts the registration until it has run.
-func rawRegister(l *rawLoop, fd int, sa unix.Sockaddr, local, remote net.Addr, ctx any, failed func(error), pending *sync.WaitGroup) error {
-	c := gnetNewStreamConn("tcp", fd, l.el, sa, local, remote)
+//
+// gnet is given no unix.Sockaddr: it uses one only to send on datagram
+// sockets, and a TCP connection's would be 32 B (IPv6: 48) held for its
+// life.
+func rawRegister(l *rawLoop, fd int, local, remote net.Addr, ctx any, failed func(error), pending *sync.WaitGroup) error {
+	c := gnetNewStreamConn("tcp", fd, l.el, nil, local, remote)
 	if ctx != nil {
 		gnetConnAt(c).SetContext(ctx)
 	}
@@ -321,7 +325,7 @@ func (s *Server) enrollRaw(a accepted, ctx any, failed func(error)) error {
 	}
 	l := &r.loops[r.next%len(r.loops)]
 	r.next++
-	err := rawRegister(l, a.fd, a.sa, local, remote, ctx, failed, &r.pending)
+	err := rawRegister(l, a.fd, local, remote, ctx, failed, &r.pending)
 	if err != nil {
 		// The loop's poller is closed: Shutdown stops the loops only once
 		// the accept goroutine has returned, so this is not expected.

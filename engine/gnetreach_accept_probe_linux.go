@@ -60,7 +60,7 @@ func probeRawAccept(cli *gnet.Client, enrolled gnet.Conn, h probeHooks) error {
 	l := loops[0]
 	l.opened = &rp.opened
 	failed := func(err error) { rp.fail("gnet could not register the socket: " + err.Error()); close(rp.done) }
-	if err := rawRegister(&l, fd, nil, rp.local, rp.remote, rp, failed, nil); err != nil {
+	if err := rawRegister(&l, fd, rp.local, rp.remote, rp, failed, nil); err != nil {
 		unix.Close(fd)
 		return fmt.Errorf("handing the socket to gnet's loop: %w", err)
 	}
@@ -75,10 +75,41 @@ func probeRawAccept(cli *gnet.Client, enrolled gnet.Conn, h probeHooks) error {
 	if err := readProbe(peer, probeRaw); err != nil {
 		return err
 	}
+	// gnet closes the fd after OnClose has returned and its output has
+	// been flushed: the peer's end-of-file says it has.
+	if err := waitEOF(peer, time.Second); err != nil {
+		return err
+	}
 	if sameSocket(fd, rp.ino) == nil {
 		return errors.New("gnet did not close the socket's fd when the connection closed")
 	}
 	return nil
+}
+
+// waitEOF waits up to d for the end of the stream on peer (nothing else
+// may come first).
+func waitEOF(peer int, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	var b [1]byte
+	for {
+		n, err := unix.Read(peer, b[:])
+		switch {
+		case n == 0 && err == nil:
+			return nil
+		case n > 0:
+			return errors.New("the probe's peer read more than gnet was told to write")
+		case err != nil && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR):
+			return fmt.Errorf("reading the probe's peer: %w", err)
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return errors.New("gnet did not close the socket's fd within a second of closing the connection")
+		}
+		fds := []unix.PollFd{{Fd: int32(peer), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, int(left/time.Millisecond)+1); err != nil && !errors.Is(err, unix.EINTR) {
+			return fmt.Errorf("poll on the probe's peer: %w", err)
+		}
+	}
 }
 
 // gnetConnType is *gnet.conn, from the first probe's enrolled connection.
