@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -12,15 +13,47 @@ import (
 
 // FreeAddr returns a loopback address ("127.0.0.1:PORT") whose port was
 // free a moment ago, for a server that must be told its address before it
-// listens (a child process, HAProxy's configuration).
+// listens (a child process, HAProxy's configuration). It never returns a
+// port it returned before in this process: the kernel may hand the same
+// free port out again, and two addresses a test asked for (its server's
+// and pebble's, say) then collide ("address already in use").
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		if freeAddrs.claim(addr) {
+			return addr
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatal("FreeAddr: 100 ports in a row had been handed out before")
+	return ""
+}
+
+// freeAddrs is the set of addresses FreeAddr has returned.
+var freeAddrs handedOut
+
+type handedOut struct {
+	mu    sync.Mutex
+	addrs map[string]bool
+}
+
+// claim records addr and reports whether it was new.
+func (h *handedOut) claim(addr string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.addrs[addr] {
+		return false
+	}
+	if h.addrs == nil {
+		h.addrs = make(map[string]bool)
+	}
+	h.addrs[addr] = true
+	return true
 }
 
 // DialOption changes how Dial connects.
