@@ -46,7 +46,7 @@ import (
 //     pool of its own, so a connection whose address has a zone (an IPv6
 //     link-local client) goes through EnrollContext instead.
 //
-// The self-test (probeRawRegister, in the gnet probe) registers one end of
+// The self-test (probeRawAccept, in the gnet probe) registers one end of
 // a socket pair this way on the probe client's loop, and checks that gnet
 // opens it as a connection of the type EnrollContext made, with the fd,
 // addresses and context given, that output written through gnet reaches
@@ -282,7 +282,7 @@ func (r *rawAcceptor) accept() (accepted, error) {
 	)
 	err := r.rc.Read(func(lfd uintptr) bool {
 		for {
-			a.fd, a.sa, aerr = accept4(int(lfd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+			a.fd, a.remote, a.zoned, aerr = accept4(int(lfd), unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 			switch aerr {
 			case unix.EINTR, unix.ECONNABORTED:
 				continue // as Go's accept: the next one
@@ -308,24 +308,23 @@ func (r *rawAcceptor) accept() (accepted, error) {
 // the loop if gnet could not register it after this returned nil.
 func (s *Server) enrollRaw(a accepted, ctx any, failed func(error)) error {
 	r := s.raw
-	remote, rzone := sockaddrTCP(a.sa)
-	local := r.local
+	local, zoned := r.local, a.zoned
 	if local == nil {
-		sa, err := getsockname(a.fd)
+		var lzoned bool
+		var err error
+		local, lzoned, err = getsockname(a.fd)
 		if err != nil {
 			unix.Close(a.fd)
 			return fmt.Errorf("getsockname: %w", err)
 		}
-		var lzone bool
-		local, lzone = sockaddrTCP(sa)
-		rzone = rzone || lzone
+		zoned = zoned || lzoned
 	}
-	if remote == nil || local == nil || rzone {
+	if zoned {
 		return s.enrollFile(a.fd, ctx)
 	}
 	l := &r.loops[r.next%len(r.loops)]
 	r.next++
-	err := rawRegister(l, a.fd, local, remote, ctx, failed, &r.pending)
+	err := rawRegister(l, a.fd, local, a.remote, ctx, failed, &r.pending)
 	if err != nil {
 		// The loop's poller is closed: Shutdown stops the loops only once
 		// the accept goroutine has returned, so this is not expected.
@@ -346,72 +345,67 @@ func (s *Server) enrollFile(fd int, ctx any) error {
 	return err
 }
 
-// sockaddrTCP converts an accepted socket's address; zone reports an
-// IPv6 zone (which gnet's connection release pools, see above).
-func sockaddrTCP(sa unix.Sockaddr) (addr *net.TCPAddr, zone bool) {
-	switch a := sa.(type) {
-	case *unix.SockaddrInet4:
-		return &net.TCPAddr{IP: net.IP(a.Addr[:]).To16(), Port: a.Port}, false
-	case *unix.SockaddrInet6:
-		ip := make(net.IP, net.IPv6len)
-		copy(ip, a.Addr[:])
-		return &net.TCPAddr{IP: ip, Port: a.Port}, a.ZoneId != 0
-	}
-	return nil, false
-}
-
 // accept4 is unix.Accept4 without the getsockopt(SO_PROTOCOL) x/sys makes
 // on the listener for every IPv4 or IPv6 peer (to tell an L2TP-over-IP
 // socket from others; a TCP listener never is one): a system call less per
-// connection. Errors are the bare errno.
-func accept4(lfd, flags int) (int, unix.Sockaddr, error) {
-	fd, sa, err := inetAddrCall(unix.SYS_ACCEPT4, lfd, flags)
+// connection. It returns the peer's address as gnet keeps it; zoned
+// reports an IPv6 zone (which gnet's connection release pools, see above).
+// Errors are the bare errno.
+func accept4(lfd, flags int) (fd int, addr *net.TCPAddr, zoned bool, err error) {
+	fd, addr, zoned, err = inetAddrCall(unix.SYS_ACCEPT4, lfd, flags)
 	if err == unix.EAFNOSUPPORT {
 		unix.Close(fd)
-		return -1, nil, err
+		return -1, nil, false, err
 	}
-	return fd, sa, err
+	return fd, addr, zoned, err
 }
 
 // getsockname is unix.Getsockname for a TCP socket, without x/sys's
-// getsockopt(SO_PROTOCOL) (see accept4).
-func getsockname(fd int) (unix.Sockaddr, error) {
-	_, sa, err := inetAddrCall(unix.SYS_GETSOCKNAME, fd, 0)
-	return sa, err
+// getsockopt(SO_PROTOCOL) (see accept4), and its result as accept4's.
+func getsockname(fd int) (addr *net.TCPAddr, zoned bool, err error) {
+	_, addr, zoned, err = inetAddrCall(unix.SYS_GETSOCKNAME, fd, 0)
+	return addr, zoned, err
 }
 
 // inetAddrCall makes trap (accept4 or getsockname: fd, an address buffer
 // and its length, then flags) and converts the address the kernel wrote.
 // With an address of another family than IPv4 or IPv6 it returns
 // EAFNOSUPPORT and the call's result (accept4's descriptor, still open).
-func inetAddrCall(trap uintptr, fd, flags int) (int, unix.Sockaddr, error) {
+func inetAddrCall(trap uintptr, fd, flags int) (int, *net.TCPAddr, bool, error) {
 	var rsa unix.RawSockaddrAny
 	n := uint32(unix.SizeofSockaddrAny)
 	r, _, errno := unix.Syscall6(trap, uintptr(fd), uintptr(unsafe.Pointer(&rsa)),
 		uintptr(unsafe.Pointer(&n)), uintptr(flags), 0, 0)
 	if errno != 0 {
-		return -1, nil, errno
+		return -1, nil, false, errno
 	}
-	if sa := inetSockaddr(&rsa); sa != nil {
-		return int(r), sa, nil
+	if addr, zoned := tcpAddr(&rsa); addr != nil {
+		return int(r), addr, zoned, nil
 	}
-	return int(r), nil, unix.EAFNOSUPPORT
+	return int(r), nil, false, unix.EAFNOSUPPORT
 }
 
-// inetSockaddr converts an IPv4 or IPv6 address from the kernel (its port
-// in network byte order); nil for another family.
-func inetSockaddr(rsa *unix.RawSockaddrAny) unix.Sockaddr {
+// tcpAddr converts an IPv4 or IPv6 address from the kernel (its port in
+// network byte order); nil for another family. zoned reports an IPv6
+// zone, which the address does not carry.
+func tcpAddr(rsa *unix.RawSockaddrAny) (addr *net.TCPAddr, zoned bool) {
 	switch rsa.Addr.Family {
 	case unix.AF_INET:
 		p := (*unix.RawSockaddrInet4)(unsafe.Pointer(rsa))
-		port := (*[2]byte)(unsafe.Pointer(&p.Port))
-		return &unix.SockaddrInet4{Port: int(port[0])<<8 | int(port[1]), Addr: p.Addr}
+		return &net.TCPAddr{IP: net.IP(p.Addr[:]).To16(), Port: netPort(&p.Port)}, false
 	case unix.AF_INET6:
 		p := (*unix.RawSockaddrInet6)(unsafe.Pointer(rsa))
-		port := (*[2]byte)(unsafe.Pointer(&p.Port))
-		return &unix.SockaddrInet6{Port: int(port[0])<<8 | int(port[1]), ZoneId: p.Scope_id, Addr: p.Addr}
+		ip := make(net.IP, net.IPv6len)
+		copy(ip, p.Addr[:])
+		return &net.TCPAddr{IP: ip, Port: netPort(&p.Port)}, p.Scope_id != 0
 	}
-	return nil
+	return nil, false
+}
+
+// netPort reads a port in network byte order.
+func netPort(p *uint16) int {
+	b := (*[2]byte)(unsafe.Pointer(p))
+	return int(b[0])<<8 | int(b[1])
 }
 
 // refuseRaw closes fd with a reset (as refuse does a *net.TCPConn).

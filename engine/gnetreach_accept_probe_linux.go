@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -77,7 +78,7 @@ func probeRawAccept(cli *gnet.Client, enrolled gnet.Conn, h probeHooks) error {
 	}
 	// gnet closes the fd after OnClose has returned and its output has
 	// been flushed: the peer's end-of-file says it has.
-	if err := waitEOF(peer, time.Second); err != nil {
+	if err := waitEOF(peer); err != nil {
 		return err
 	}
 	if sameSocket(fd, rp.ino) == nil {
@@ -86,30 +87,20 @@ func probeRawAccept(cli *gnet.Client, enrolled gnet.Conn, h probeHooks) error {
 	return nil
 }
 
-// waitEOF waits up to d for the end of the stream on peer (nothing else
-// may come first).
-func waitEOF(peer int, d time.Duration) error {
-	deadline := time.Now().Add(d)
+// waitEOF waits up to a second for the end of the stream on peer
+// (nothing else may come first).
+func waitEOF(peer int) error {
 	var b [1]byte
-	for {
-		n, err := unix.Read(peer, b[:])
-		switch {
-		case n == 0 && err == nil:
-			return nil
-		case n > 0:
-			return errors.New("the probe's peer read more than gnet was told to write")
-		case err != nil && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR):
-			return fmt.Errorf("reading the probe's peer: %w", err)
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return errors.New("gnet did not close the socket's fd within a second of closing the connection")
-		}
-		fds := []unix.PollFd{{Fd: int32(peer), Events: unix.POLLIN}}
-		if _, err := unix.Poll(fds, int(left/time.Millisecond)+1); err != nil && !errors.Is(err, unix.EINTR) {
-			return fmt.Errorf("poll on the probe's peer: %w", err)
-		}
+	n, err := readPeer(peer, b[:], time.Now().Add(time.Second))
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return errors.New("gnet did not close the socket's fd within a second of closing the connection")
+	case err != nil:
+		return err
+	case n > 0:
+		return errors.New("the probe's peer read more than gnet was told to write")
 	}
+	return nil
 }
 
 // gnetConnType is *gnet.conn, from the first probe's enrolled connection.

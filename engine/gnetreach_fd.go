@@ -5,6 +5,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/panjf2000/gnet/v2"
@@ -114,28 +115,41 @@ func readProbe(peer int, want string) error {
 	buf := make([]byte, len(want))
 	deadline := time.Now().Add(time.Second)
 	for len(got) < len(want) {
-		left := time.Until(deadline)
-		if left <= 0 {
-			break
+		n, err := readPeer(peer, buf[:len(want)-len(got)], deadline)
+		if n == 0 && (err == nil || errors.Is(err, os.ErrDeadlineExceeded)) {
+			break // the end of the stream, or of the wait
 		}
-		fds := []unix.PollFd{{Fd: int32(peer), Events: unix.POLLIN}}
-		if _, err := unix.Poll(fds, int(left/time.Millisecond)+1); err != nil && !errors.Is(err, unix.EINTR) {
-			return fmt.Errorf("poll on the probe's peer: %w", err)
+		if err != nil {
+			return err
 		}
-		n, err := unix.Read(peer, buf[:len(want)-len(got)])
-		if n > 0 {
-			got = append(got, buf[:n]...)
-			continue
-		}
-		if n == 0 && err == nil {
-			break // EOF
-		}
-		if err != nil && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR) {
-			return fmt.Errorf("reading the probe's peer: %w", err)
-		}
+		got = append(got, buf[:n]...)
 	}
 	if string(got) != want {
 		return fmt.Errorf("the peer read %q, want %q: a direct write and gnet's did not go out as written", got, want)
 	}
 	return nil
+}
+
+// readPeer reads once from peer (a probe pair's end, non-blocking) into
+// b, waiting until deadline for it to be readable: n > 0 bytes, or 0 and
+// no error at the end of the stream; os.ErrDeadlineExceeded when the
+// deadline passed first.
+func readPeer(peer int, b []byte, deadline time.Time) (int, error) {
+	for {
+		n, err := unix.Read(peer, b)
+		if err == nil {
+			return n, nil
+		}
+		if !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR) {
+			return 0, fmt.Errorf("reading the probe's peer: %w", err)
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return 0, os.ErrDeadlineExceeded
+		}
+		fds := []unix.PollFd{{Fd: int32(peer), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, int(left/time.Millisecond)+1); err != nil && !errors.Is(err, unix.EINTR) {
+			return 0, fmt.Errorf("poll on the probe's peer: %w", err)
+		}
+	}
 }

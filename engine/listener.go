@@ -59,11 +59,13 @@ func setReusePort(_, _ string, rc syscall.RawConn) error {
 
 // accepted is one connection taken from the listener: a *net.TCPConn
 // from the net.TCPListener, or (nc nil) a raw descriptor and its peer's
-// address from the raw accept (gnetreach_accept_linux.go).
+// address from the raw accept (gnetreach_accept_linux.go; zoned: the
+// address has an IPv6 zone, which remote does not carry).
 type accepted struct {
-	nc *net.TCPConn
-	fd int
-	sa unix.Sockaddr
+	nc     *net.TCPConn
+	fd     int
+	remote *net.TCPAddr
+	zoned  bool
 }
 
 // raw reports whether a came from the raw accept.

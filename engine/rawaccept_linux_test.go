@@ -105,7 +105,7 @@ func TestRawAcceptRegisterFailureGivesBack(t *testing.T) {
 	if !s.limit.reserve() {
 		t.Fatal("no room under the limit")
 	}
-	a := accepted{fd: fd, sa: &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 9}, Port: 9}}
+	a := accepted{fd: fd, remote: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 9), Port: 9}}
 	if err := s.enroll(a, nil); err != nil {
 		t.Fatalf("enroll returned %v; the failure comes later, on the loop", err)
 	}

@@ -14,7 +14,8 @@ import (
 	"github.com/gwist/gwist/tlsstate"
 )
 
-// tlsConn is the HTTPS half of a conn, set at accept. Loop only.
+// tlsConn is the HTTPS half of a conn, made by openTLS when the connection
+// opens. Loop only.
 type tlsConn struct {
 	tls      *tlsstate.Conn
 	plain    []byte // decrypted, unparsed request bytes from plainOff
