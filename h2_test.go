@@ -94,7 +94,21 @@ func TestHTTP2GoClient(t *testing.T) {
 					t.Fatalf("POST: %d %q", resp.StatusCode, b)
 				}
 				if inline {
-					return // streaming needs the worker pool
+					// Nothing streams on the loop, as on HTTP/1: Write
+					// gathers the body, sent whole when the handler
+					// returns, and the first Flush fails
+					// (ErrInlineStreaming), which /ticks returns after
+					// one tick, as it gets on HTTP/1. Both used to reach
+					// the worker pool's bookkeeping, which an inline App
+					// has not: a handler panic, the stream reset.
+					resp, body = get(t, tc.c, tc.base+"/big")
+					if resp.StatusCode != 200 || len(body) != 10<<20 || body[:16] != "0123456789abcdef" {
+						t.Fatalf("/big inline: %d, %d bytes", resp.StatusCode, len(body))
+					}
+					if resp, body = get(t, tc.c, tc.base+"/ticks"); resp.StatusCode != 200 || body != "tick 0\n" {
+						t.Fatalf("/ticks inline: %d %q, want 200 \"tick 0\\n\" as on HTTP/1", resp.StatusCode, body)
+					}
+					return
 				}
 				resp, body = get(t, tc.c, tc.base+"/big")
 				if len(body) != 10<<20 || body[:16] != "0123456789abcdef" {

@@ -180,19 +180,28 @@ func TestSSEHeartbeatAndClientLeaves(t *testing.T) {
 }
 
 // On an inline app SSE cannot stream: it says so before sending anything
-// and leaves the response to the handler.
+// and leaves the response to the handler, over HTTP/1 and HTTP/2 alike (on
+// HTTP/2 it used to detach into the worker pool an inline App has not: a
+// handler panic and a reset stream).
 func TestSSEInline(t *testing.T) {
-	app := gwist.New(gwist.WithInline(true), gwist.WithLogger(discardLogger()))
-	app.GET("/ev", func(c *gwist.Ctx) error {
-		err := c.SSE(func(*gwist.SSE) error { return nil })
-		if !errors.Is(err, gwist.ErrInlineStreaming) {
-			return c.String(500, "SSE returned "+errString(err))
+	newApp := func() *gwist.App {
+		app := gwist.New(gwist.WithInline(true), gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
+		app.GET("/ev", func(c *gwist.Ctx) error {
+			err := c.SSE(func(*gwist.SSE) error { return nil })
+			if !errors.Is(err, gwist.ErrInlineStreaming) {
+				return c.String(500, "SSE returned "+errString(err))
+			}
+			return c.String(409, "inline")
+		})
+		return app
+	}
+	endpoints := h2Endpoints(t, newApp)
+	endpoints["HTTP/1"] = h2Endpoint{newClient(t), "http://" + startApp(t, newApp())}
+	for name, ep := range endpoints {
+		resp, body := get(t, ep.c, ep.base+"/ev")
+		if resp.StatusCode != 409 || body != "inline" || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+			t.Fatalf("%s: %d %q", name, resp.StatusCode, body)
 		}
-		return c.String(409, "inline")
-	})
-	resp, body := get(t, newClient(t), "http://"+startApp(t, app)+"/ev")
-	if resp.StatusCode != 409 || body != "inline" || resp.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
-		t.Fatalf("%d %q", resp.StatusCode, body)
 	}
 }
 

@@ -15,6 +15,9 @@ import (
 
 // detach turns the stream's response into a detached one. Handler side.
 func (s *h2Stream) detach(ex *Exchange, idleEvery time.Duration, idle []byte) (*Detached, error) {
+	if s.onLoop() {
+		return nil, ErrInlineStreaming
+	}
 	status := ex.Status
 	if status == 0 {
 		status = 200

@@ -143,7 +143,19 @@ type h2Out struct {
 
 // The stream's responder (responder.go): the handler's side of it.
 
-func (s *h2Stream) streamAt() int                                    { return s.d.c.config().StreamThreshold }
+func (s *h2Stream) streamAt() int {
+	if s.onLoop() {
+		return 0
+	}
+	return s.d.c.config().StreamThreshold
+}
+
+// onLoop reports whether the handler runs on the loop (Inline, h2driver.go
+// dispatch): it has no worker batch, and there, as on HTTP/1, nothing
+// streams or detaches (ErrInlineStreaming); the body goes out whole when
+// the handler returns. Handler side only.
+func (s *h2Stream) onLoop() bool { return s.b == nil }
+
 func (s *h2Stream) streaming() bool                                  { return s.flushed }
 func (s *h2Stream) sink() *sinkState                                 { return nil }
 func (s *h2Stream) sendFile(*Exchange, *os.File, int64, int64) error { return ErrNoSendfile }
@@ -152,6 +164,9 @@ func (s *h2Stream) sendFile(*Exchange, *os.File, int64, int64) error { return Er
 // stream lives as long as its client listens) and hands over what was
 // written.
 func (s *h2Stream) flush(ex *Exchange) error {
+	if s.onLoop() {
+		return ErrInlineStreaming
+	}
 	if s.protocol != "" && s.wsUp == nil && !s.flushed && (ex.Status == 0 || ex.Status/100 == 2) {
 		return errTunnel
 	}
