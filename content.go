@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -133,7 +132,7 @@ func (c *Ctx) sendParts(src *fileSource, code int, parts []part) error {
 		// Buffered: read straight into the response body (unless a
 		// middleware's body writer must see it: then through c.Write).
 		start := len(c.ex.Body)
-		c.ex.Body = slices.Grow(c.ex.Body, int(total))
+		c.ex.GrowBody(int(total))
 		for _, p := range parts {
 			c.ex.Body = append(c.ex.Body, p.head...)
 			n := len(c.ex.Body)

@@ -50,6 +50,8 @@ type Exchange struct {
 	body *bodyPipe      // set when the request body streams (bodypipe.go)
 	tlsc *tlsstate.Conn // the connection's TLS state; nil on plaintext
 	ws   *WSConn        // set when the handler upgraded to WebSocket (wsupgrade.go)
+	// large is the pooled buffer GrowBody gave ex.Body (largebody.go).
+	large *byte
 	// protocol is an HTTP/2 extended CONNECT's :protocol (RFC 8441).
 	protocol string
 	// refused: the status the engine refused the request with after its
@@ -77,6 +79,7 @@ func putExchange(ex *Exchange) {
 	ex.Trailer.Reset()
 	ex.resp, ex.w, ex.body, ex.ws, ex.protocol = nil, h1Worker{}, nil, nil, ""
 	ex.refused, ex.refusedErr = 0, nil
+	ex.releaseLargeBody()
 	if cap(ex.Body) > maxPooledBody {
 		ex.Body = nil // do not let one large response pin memory in the pool
 	} else {
@@ -106,6 +109,13 @@ func (ex *Exchange) Context() context.Context { return (*exchangeContext)(ex) }
 
 // appendResponse serializes the response; keepAlive is the engine's decision.
 func (ex *Exchange) appendResponse(dst []byte, keepAlive bool, server string) []byte {
+	dst, framing, trailers := ex.appendResponseHead(dst, keepAlive, server)
+	return ex.appendResponseBody(dst, framing, trailers)
+}
+
+// appendResponseHead serializes the response's head and says how its body
+// is framed.
+func (ex *Exchange) appendResponseHead(dst []byte, keepAlive bool, server string) ([]byte, http1.BodyFraming, []http1.HeaderField) {
 	status := ex.Status
 	if status == 0 {
 		status = 200
@@ -123,8 +133,12 @@ func (ex *Exchange) appendResponse(dst []byte, keepAlive bool, server string) []
 	if len(trailers) > 0 && head.ProtoMinor >= 1 {
 		head.ContentLength = -1 // chunked, to carry the trailers
 	}
-	dst = http1.AppendHead(dst, &head)
-	switch head.Framing() {
+	return http1.AppendHead(dst, &head), head.Framing(), trailers
+}
+
+// appendResponseBody serializes ex.Body as framing says, after the head.
+func (ex *Exchange) appendResponseBody(dst []byte, framing http1.BodyFraming, trailers []http1.HeaderField) []byte {
+	switch framing {
 	case http1.FramingLength:
 		dst = append(dst, ex.Body...)
 	case http1.FramingChunked:

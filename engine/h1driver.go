@@ -163,7 +163,7 @@ func (d *h1Driver) dispatch(ex *Exchange) {
 		if d.head != nil { // behind a streamed-body request, still on a worker
 			d.emit(ex.appendResponse(nil, keep, c.config().ServerName))
 		} else {
-			c.out = ex.appendResponse(c.out, keep, c.config().ServerName)
+			c.writeInline(ex, keep)
 		}
 		putExchange(ex)
 		d.inflight--
@@ -176,6 +176,21 @@ func (d *h1Driver) dispatch(ex *Exchange) {
 		d.building = getBatch(c)
 	}
 	d.building.exs = append(d.building.exs, ex)
+}
+
+// writeInline adds an inline response to the callback's output. A body
+// over maxPooledBody (a file an inline App read whole) goes out from
+// ex.Body itself, after the output before it, instead of being copied
+// into c.out: a megabyte copied and allocated per response was most of
+// what such a response cost.
+func (c *conn) writeInline(ex *Exchange, keep bool) {
+	out, framing, trailers := ex.appendResponseHead(c.out, keep, c.config().ServerName)
+	if framing != http1.FramingLength || len(ex.Body) <= maxPooledBody {
+		c.out = ex.appendResponseBody(out, framing, trailers)
+		return
+	}
+	c.writeWire2(out, ex.Body)
+	c.out = out[:0]
 }
 
 // submitBuilding queues the batch filled in this callback and hands it to a

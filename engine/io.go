@@ -77,3 +77,22 @@ func (c *conn) writeWire(p []byte) {
 	c.markFirstResponse()
 	c.flushTLS()
 }
+
+// writeWire2 writes a then b, as writeWire(append(a, b...)) would without
+// the copy.
+func (c *conn) writeWire2(a, b []byte) {
+	c.loopOnly("conn.writeWire2")
+	if !c.isTLS() {
+		_, _ = c.gc.Writev([][]byte{a, b})
+		return
+	}
+	for _, p := range [2][]byte{a, b} {
+		if err := c.tls.Write(p); err != nil {
+			c.srv.logDebug("TLS write failed: "+err.Error(), c)
+			c.abort()
+			return
+		}
+	}
+	c.markFirstResponse()
+	c.flushTLS()
+}
