@@ -79,20 +79,24 @@ func (c *conn) writeWire(p []byte) {
 }
 
 // writeWire2 writes a then b, as writeWire(append(a, b...)) would without
-// the copy.
+// the copy. Over TLS b is encrypted a record at a time, each flushed before
+// the next, so that the ciphertext passes through the pooled buffers
+// rather than a fresh one as large as b.
 func (c *conn) writeWire2(a, b []byte) {
-	c.loopOnly("conn.writeWire2")
 	if !c.isTLS() {
+		c.loopOnly("conn.writeWire2")
 		_, _ = c.gc.Writev([][]byte{a, b})
 		return
 	}
-	for _, p := range [2][]byte{a, b} {
-		if err := c.tls.Write(p); err != nil {
-			c.srv.logDebug("TLS write failed: "+err.Error(), c)
-			c.abort()
-			return
-		}
+	c.writeWire(a)
+	for len(b) > 0 && !c.closed {
+		n := min(len(b), wireRecordPlain)
+		c.writeWire(b[:n])
+		b = b[n:]
 	}
-	c.markFirstResponse()
-	c.flushTLS()
 }
+
+// wireRecordPlain is the plaintext of one TLS record whose ciphertext
+// (with TLS 1.2's or 1.3's per-record overhead) still fits the 16 KiB
+// buffers tlsstate pools.
+const wireRecordPlain = 16<<10 - 64
