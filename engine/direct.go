@@ -135,15 +135,16 @@ func (c *conn) writeDirect(b *batch) bool {
 	if c.wpending {
 		return false // gnet still holds ciphertext: let the loop queue behind it
 	}
-	if err := c.tls.Write(b.out); err != nil {
+	bp := wirePool.Get().(*[]byte)
+	wire, err := c.seal((*bp)[:0], b.out)
+	if err != nil {
+		wirePool.Put(bp)
 		b.out, b.writeErr = b.out[:0], err
 		return false
 	}
 	if b.firstTLS {
 		c.tls.MarkFirstResponse(time.Now())
 	}
-	bp := wirePool.Get().(*[]byte)
-	wire := c.tls.AppendOutbound((*bp)[:0])
 	rest, err := writeFD(c.fd, wire)
 	b.out = append(b.out[:0], rest...)
 	b.cipher, b.writeErr = true, err

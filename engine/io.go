@@ -62,26 +62,31 @@ func (c *conn) resume() {
 	c.proto.serve()
 }
 
-// writeWire sends response bytes: as they are, or encrypted.
+// writeWire sends response bytes: as they are, or encrypted, a record at a
+// time, each flushed before the next (see seal).
 func (c *conn) writeWire(p []byte) {
 	c.loopOnly("conn.writeWire")
 	if !c.isTLS() {
 		_, _ = c.gc.Write(p)
 		return
 	}
-	if err := c.tls.Write(p); err != nil {
-		c.srv.logDebug("TLS write failed: "+err.Error(), c)
-		c.abort()
-		return
+	for {
+		n := min(len(p), wireRecordPlain)
+		if err := c.tls.Write(p[:n]); err != nil {
+			c.srv.logDebug("TLS write failed: "+err.Error(), c)
+			c.abort()
+			return
+		}
+		c.markFirstResponse()
+		c.flushTLS()
+		if p = p[n:]; len(p) == 0 || c.closed {
+			return
+		}
 	}
-	c.markFirstResponse()
-	c.flushTLS()
 }
 
 // writeWire2 writes a then b, as writeWire(append(a, b...)) would without
-// the copy. Over TLS b is encrypted a record at a time, each flushed before
-// the next, so that the ciphertext passes through the pooled buffers
-// rather than a fresh one as large as b.
+// the copy.
 func (c *conn) writeWire2(a, b []byte) {
 	if !c.isTLS() {
 		c.loopOnly("conn.writeWire2")
@@ -89,11 +94,24 @@ func (c *conn) writeWire2(a, b []byte) {
 		return
 	}
 	c.writeWire(a)
-	for len(b) > 0 && !c.closed {
-		n := min(len(b), wireRecordPlain)
-		c.writeWire(b[:n])
-		b = b[n:]
+	if !c.closed {
+		c.writeWire(b)
 	}
+}
+
+// seal encrypts p and appends its ciphertext to dst, a record at a time:
+// so the ciphertext stays within tlsstate's pooled buffer on its way,
+// rather than growing a fresh one as large as p.
+func (c *conn) seal(dst, p []byte) ([]byte, error) {
+	for len(p) > 0 {
+		n := min(len(p), wireRecordPlain)
+		if err := c.tls.Write(p[:n]); err != nil {
+			return dst, err
+		}
+		dst = c.tls.AppendOutbound(dst)
+		p = p[n:]
+	}
+	return dst, nil
 }
 
 // wireRecordPlain is the plaintext of one TLS record whose ciphertext

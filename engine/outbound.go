@@ -102,11 +102,11 @@ func (o *outbound) push() error {
 			if c.wpending {
 				return nil // the loop's ciphertext goes first; wait sees it
 			}
-			if err := c.tls.Write(o.pend); err != nil {
+			var err error
+			if o.wire, err = c.seal(o.wire, o.pend); err != nil {
 				return err
 			}
 			o.pend = o.pend[:0]
-			o.wire = c.tls.AppendOutbound(o.wire)
 			if o.first {
 				o.first = false
 				c.tls.MarkFirstResponse(time.Now())

@@ -15,23 +15,32 @@ import (
 	"github.com/gwist/gwist/internal/testkit"
 )
 
-// inlineLargeApp is an inline App serving a 1 MiB file (WithMaxInlineFileBytes'
-// default) and a small route: the file's body is larger than the engine
-// copies into its output, so it goes out from the response's own buffer.
-func inlineLargeApp(t *testing.T, root string) *gwist.App {
-	app := gwist.New(gwist.WithInline(true), gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
+// largeBodyApp serves a 1 MiB file (WithMaxInlineFileBytes' default) and a
+// small route. Inline, the file's body is larger than the engine copies
+// into its output, so it goes out from the response's own buffer; on
+// workers it streams (sendfile on plaintext, sealed a record at a time
+// over TLS).
+func largeBodyApp(root string, inline bool) *gwist.App {
+	app := gwist.New(gwist.WithInline(inline), gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
 	app.Static("/static", root)
 	app.GET("/small", func(c *gwist.Ctx) error { return c.String(200, "small") })
 	return app
 }
 
-// An inline App's large responses, on every protocol: whole, in order
-// behind and before small ones pipelined with them, HEAD without a body.
-func TestInlineLargeBodies(t *testing.T) {
+// Large responses, inline and on workers, on every protocol: whole, in
+// order behind and before small ones pipelined with them, HEAD without a
+// body.
+func TestLargeBodies(t *testing.T) {
 	root := t.TempDir()
 	data := bigFile(t, root, "big.bin", 1<<20)
-	plain := startApp(t, inlineLargeApp(t, root))
-	secure := startTLS(t, inlineLargeApp(t, root), serverTLSConfig(t))
+	for _, inline := range []bool{true, false} {
+		t.Run(fmt.Sprintf("inline=%v", inline), func(t *testing.T) { testLargeBodies(t, root, data, inline) })
+	}
+}
+
+func testLargeBodies(t *testing.T, root string, data []byte, inline bool) {
+	plain := startApp(t, largeBodyApp(root, inline))
+	secure := startTLS(t, largeBodyApp(root, inline), serverTLSConfig(t))
 	tlsConf := &tls.Config{RootCAs: getPKI(t).pool, ServerName: "localhost"}
 
 	t.Run("HTTP/1 pipelined", func(t *testing.T) {
