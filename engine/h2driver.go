@@ -265,6 +265,10 @@ func (d *h2Driver) start(s *h2Stream) {
 // refill it before it drains.
 const h2OutboundTarget = 256 << 10
 
+// h2OutputBatch is how much output frames before writing it: under the
+// 64 KiB an output buffer may keep between callbacks (finishOutput).
+const h2OutputBatch = 60 << 10
+
 // outboundRoom is how many more bytes output may frame now. The send
 // queue is asked (a system call) only while DATA waits: control frames and
 // HEADERS always go at once.
@@ -295,9 +299,17 @@ func (d *h2Driver) output() {
 			break
 		}
 		n := len(c.out)
-		c.out = d.h2.Output(c.out, room) // framed straight into the connection's output
+		c.out = d.h2.Output(c.out, min(room, h2OutputBatch)) // framed straight into the connection's output
 		if len(c.out) == n {
 			break
+		}
+		if len(c.out) >= h2OutputBatch {
+			// Written as it grows, so the output buffer stays within what
+			// finishOutput keeps between callbacks instead of growing to
+			// the room and being dropped: a 1 MiB body cost ~4 such
+			// buffers per response.
+			c.writeWire(c.out)
+			c.out = c.out[:0]
 		}
 		d.events() // EventWritable as windows and queues make room
 	}
