@@ -52,8 +52,8 @@
 //	(handoff.go post, once per connection while its streams wait)
 //	  ⇒ loop: h2ready.go, for every ready stream: h2stream.go collect, sendHead, pump
 //	    (http2 WriteHeaders, WriteData) →
-//	    h2driver.go output (http2 Output, framed into conn.out) → conn.go finishCallback →
-//	    io.go writeWire
+//	    h2driver.go output (http2 Output, framed into conn.out, written every 60 KiB) →
+//	    conn.go finishCallback → io.go writeWire
 //	  ⇒ worker, while more than Config.MaxStreamQueued waits: woken by pump
 //
 // A WebSocket message echoed by a callback on a worker (8 files, one

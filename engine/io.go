@@ -62,8 +62,9 @@ func (c *conn) resume() {
 	c.proto.serve()
 }
 
-// writeWire sends response bytes: as they are, or encrypted, a record at a
-// time, each flushed before the next (see seal).
+// writeWire sends response bytes: as they are, or encrypted, in pieces of
+// wireFlushPlain, each written before the next is sealed, so that the
+// ciphertext of a large body never sits whole in one buffer.
 func (c *conn) writeWire(p []byte) {
 	c.loopOnly("conn.writeWire")
 	if !c.isTLS() {
@@ -71,14 +72,11 @@ func (c *conn) writeWire(p []byte) {
 		return
 	}
 	for {
-		n := min(len(p), wireRecordPlain)
-		if err := c.tls.Write(p[:n]); err != nil {
-			c.srv.logDebug("TLS write failed: "+err.Error(), c)
-			c.abort()
+		n := min(len(p), wireFlushPlain)
+		c.markFirstResponse()
+		if !c.sendTLS(p[:n]) {
 			return
 		}
-		c.markFirstResponse()
-		c.flushTLS()
 		if p = p[n:]; len(p) == 0 || c.closed {
 			return
 		}
@@ -116,5 +114,10 @@ func (c *conn) seal(dst, p []byte) ([]byte, error) {
 
 // wireRecordPlain is the plaintext of one TLS record whose ciphertext
 // (with TLS 1.2's or 1.3's per-record overhead) still fits the 16 KiB
-// buffers tlsstate pools.
-const wireRecordPlain = 16<<10 - 64
+// buffers tlsstate pools; wireFlushPlain, three of them, is what the loop
+// seals per write: its ciphertext stays under the 64 KiB a pooled wire
+// buffer may keep.
+const (
+	wireRecordPlain = 16<<10 - 64
+	wireFlushPlain  = 3 * wireRecordPlain
+)

@@ -229,25 +229,40 @@ func (c *conn) failTLS(err error) {
 	c.discardInput()
 }
 
-// flushTLS writes pending ciphertext to gnet. The scratch buffer goes back
-// to the pool at once: gnet copies what it cannot send, and an idle
-// connection should hold no buffer. It holds wmu so that a worker writing
-// directly never sends records out of order (direct.go).
+// flushTLS writes pending ciphertext to gnet (a handshake flight, an
+// alert, a KeyUpdate reply). The scratch buffer goes back to the pool at
+// once: gnet copies what it cannot send, and an idle connection should
+// hold no buffer. It holds wmu so that a worker writing directly never
+// sends records out of order (direct.go).
 func (c *conn) flushTLS() {
 	if c.closed || !c.tls.HasOutbound() {
 		return
 	}
+	_ = c.sendTLS(nil)
+}
+
+// sendTLS encrypts p (see seal) and writes its ciphertext, behind what was
+// pending, to gnet, under wmu as flushTLS does. It reports false when the
+// encryption failed: the connection is aborted then.
+func (c *conn) sendTLS(p []byte) bool {
 	bp := wirePool.Get().(*[]byte)
 	c.lockWire()
-	wire := c.tls.AppendOutbound((*bp)[:0])
-	c.wroteInCB = true
-	_, _ = c.gc.Write(wire)
-	c.wpending = !c.closed && c.gc.OutboundBuffered() > 0
+	wire, err := c.seal((*bp)[:0], p)
+	if err == nil {
+		wire = c.tls.AppendOutbound(wire) // what p's records did not take with them
+		c.writeCipherLocked(wire)
+	}
 	c.unlockWire()
 	if cap(wire) <= 64<<10 {
 		*bp = wire[:0]
 		wirePool.Put(bp)
 	}
+	if err != nil {
+		c.srv.logDebug("TLS write failed: "+err.Error(), c)
+		c.abort()
+		return false
+	}
+	return true
 }
 
 // writeCipher sends ciphertext a worker encrypted but could not send.
@@ -256,10 +271,18 @@ func (c *conn) writeCipher(p []byte) {
 		return
 	}
 	c.lockWire()
+	c.writeCipherLocked(p)
+	c.unlockWire()
+}
+
+// writeCipherLocked writes ciphertext to gnet; the caller holds wmu.
+func (c *conn) writeCipherLocked(p []byte) {
+	if len(p) == 0 {
+		return
+	}
 	c.wroteInCB = true
 	_, _ = c.gc.Write(p)
 	c.wpending = !c.closed && c.gc.OutboundBuffered() > 0
-	c.unlockWire()
 }
 
 var wirePool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
