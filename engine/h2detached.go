@@ -43,7 +43,7 @@ func (s *h2Stream) detach(ex *Exchange, idleEvery time.Duration, idle []byte) (*
 	if s.out.fields == nil {
 		s.setHead(ex, -1)
 	}
-	s.out.body = append(s.out.body, ex.Body...)
+	s.queueBody(ex.Body)
 	ex.Body = ex.Body[:0]
 	s.det = d
 	c.srv.detached.Add(1)
@@ -62,7 +62,7 @@ func (s *h2Stream) detachedWrite(p []byte) error {
 	if len(s.out.body)+s.backlog > s.d.c.config().MaxStreamQueued {
 		return ErrSlowClient
 	}
-	s.out.body = append(s.out.body, p...)
+	s.queueBody(p)
 	s.schedule()
 	return nil
 }

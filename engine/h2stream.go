@@ -72,8 +72,11 @@ type h2Stream struct {
 	// read timeout (h2bodytimer.go).
 	bodyAt int64
 	// sent is how far the response has gone out.
-	sent      h2SentState
-	pend      []byte // body bytes http2.Conn has not taken yet
+	sent h2SentState
+	pend []byte // body bytes http2.Conn has not taken yet
+	// pendBuf is the whole buffer pend came in (collect), to give back
+	// when http2.Conn has taken all of it (h2outbuf.go).
+	pendBuf   []byte
 	trailers  []http1.HeaderField
 	freed     bool
 	uncounted bool  // left Server.h2streams (free, or the connection's close)
@@ -88,6 +91,11 @@ type h2Stream struct {
 	err     error         // ErrClientGone once the stream is gone
 	room    chan struct{} // the loop took queued bytes (cap 1)
 	backlog int           // bytes the loop holds (pend), as it last said
+	// spare: a body buffer the loop is done with, for the handler's next
+	// writes (h2outbuf.go).
+	spare []byte
+	// pooled: which body buffers go back to the large-body pools.
+	pooled h2PooledBufs
 }
 
 // h2HandlerState is where a stream's request is on its way to its
@@ -163,7 +171,11 @@ func (s *h2Stream) sendFile(*Exchange, *os.File, int64, int64) error { return Er
 // flush makes the response stream (its worker leaves the pool's bound: a
 // stream lives as long as its client listens) and hands over what was
 // written.
-func (s *h2Stream) flush(ex *Exchange) error {
+func (s *h2Stream) flush(ex *Exchange) error { return s.flushWith(ex, nil) }
+
+// flushWith is flush that hands over p after ex.Body, without copying it
+// into ex.Body first.
+func (s *h2Stream) flushWith(ex *Exchange, p []byte) error {
 	if s.onLoop() {
 		return ErrInlineStreaming
 	}
@@ -174,12 +186,12 @@ func (s *h2Stream) flush(ex *Exchange) error {
 		s.flushed = true
 		s.d.c.config().Workers.leaveBound(s.b)
 	}
-	return s.sendBody(ex)
+	return s.sendBody(ex, p)
 }
 
+// write hands p over once the response streams (Exchange.Write).
 func (s *h2Stream) write(ex *Exchange, p []byte) (int, error) {
-	ex.Body = append(ex.Body, p...)
-	if err := s.flush(ex); err != nil {
+	if err := s.flushWith(ex, p); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -216,9 +228,9 @@ func (s *h2Stream) hangup() bool {
 	return true
 }
 
-// sendBody sends the head (once) and what the handler wrote, then waits
-// while more than the cap is queued. Handler side (a worker).
-func (s *h2Stream) sendBody(ex *Exchange) error {
+// sendBody sends the head (once), what the handler wrote and p, then
+// waits while more than the cap is queued. Handler side (a worker).
+func (s *h2Stream) sendBody(ex *Exchange, p []byte) error {
 	s.mu.Lock()
 	if s.err != nil {
 		s.mu.Unlock()
@@ -227,15 +239,17 @@ func (s *h2Stream) sendBody(ex *Exchange) error {
 	if !s.out.head && !s.out.done && s.out.fields == nil {
 		s.setHead(ex, -1)
 	}
-	if s.declared >= 0 && s.wrote+int64(len(ex.Body)) > s.declared {
+	n := int64(len(ex.Body) + len(p))
+	if s.declared >= 0 && s.wrote+n > s.declared {
 		s.d.c.srv.logStream(ex, "handler wrote more than its Content-Length "+strconv.FormatInt(s.declared, 10)+"; resetting the stream")
 		ex.Body = ex.Body[:0]
 		s.out.abort, s.err = true, ErrBodyLength
 		s.mu.Unlock()
 		return ErrBodyLength
 	}
-	s.wrote += int64(len(ex.Body))
-	s.out.body = append(s.out.body, ex.Body...)
+	s.wrote += n
+	s.queueBody(ex.Body)
+	s.queueBody(p)
 	ex.Body = ex.Body[:0]
 	s.schedule()
 	limit := s.d.c.config().MaxStreamQueued
@@ -319,11 +333,11 @@ func (s *h2Stream) handlerDone(ex *Exchange) {
 		s.mu.Unlock()
 		return
 	}
-	if len(s.out.body) == 0 && cap(ex.Body) > maxPooledBody {
+	if len(s.out.body) == 0 && len(ex.Body) > 0 && cap(ex.Body) > maxPooledBody {
 		// The pool would drop a buffer this large: hand it over as it is.
-		s.out.body, ex.Body = ex.Body, nil
+		s.handOverBody(ex)
 	} else {
-		s.out.body = append(s.out.body, ex.Body...)
+		s.queueBody(ex.Body)
 		ex.Body = ex.Body[:0]
 	}
 	s.out.end = true
@@ -365,14 +379,21 @@ func (s *h2Stream) collect() {
 	if o.head && s.sent == sentNothing {
 		s.sendHead(o)
 	}
+	if o.body != nil && (s.sent != sentHead || len(s.pend) > 0) {
+		// Not taken as pend: copied after it, or dropped (the stream was
+		// cut); either way the buffer is free.
+		if s.sent == sentHead {
+			s.pend = append(s.pend, o.body...)
+		}
+		s.mu.Lock()
+		s.keepSpare(o.body)
+		s.mu.Unlock()
+	} else if o.body != nil {
+		s.pend, s.pendBuf = o.body, o.body[:0] // the handed-over buffer is the loop's now
+	}
 	if s.sent == sentHead {
 		if len(o.body) > 0 {
 			s.lastWrite = s.d.c.srv.now()
-			if len(s.pend) == 0 {
-				s.pend = o.body // the handed-over buffer is the stream's now
-			} else {
-				s.pend = append(s.pend, o.body...)
-			}
 		}
 		if o.end {
 			s.sent, s.trailers = sentEnding, o.trailers
@@ -420,12 +441,18 @@ func (s *h2Stream) pump() {
 		return
 	}
 	ending := s.sent == sentEnding
+	var drained []byte
 	if len(s.pend) > 0 || ending && s.trailers == nil {
 		n, err := h.WriteData(s.id, s.pend, ending && s.trailers == nil)
 		if err != nil {
 			s.sent = sentCut
 			s.fail(ErrClientGone)
 			return
+		}
+		if n == len(s.pend) && n > 0 {
+			// http2.Conn copied it all: the buffer pend came in (which an
+			// append may since have left) is free.
+			drained = s.pendBuf
 		}
 		s.pend = s.pend[n:]
 		switch {
@@ -435,7 +462,7 @@ func (s *h2Stream) pump() {
 			s.stalledSince = s.d.c.srv.now()
 		}
 		if len(s.pend) == 0 {
-			s.pend = nil
+			s.pend, s.pendBuf = nil, nil
 			if ending && s.trailers == nil {
 				s.sent = sentAll
 			}
@@ -447,6 +474,9 @@ func (s *h2Stream) pump() {
 	}
 	s.mu.Lock()
 	s.backlog = len(s.pend)
+	if drained != nil {
+		s.keepSpare(drained)
+	}
 	s.mu.Unlock()
 	if s.ws != nil {
 		s.ws.noteBacklog()
@@ -482,7 +512,11 @@ func (s *h2Stream) cut(code http2.ErrCode, err error) {
 // handler still runs (then when it returns). Loop only.
 func (s *h2Stream) drop(err error) {
 	s.sent = sentCut
-	s.pend, s.trailers = nil, nil
+	s.trailers = nil
+	s.mu.Lock()
+	s.releaseBuf(s.pendBuf)
+	s.mu.Unlock()
+	s.pend, s.pendBuf = nil, nil
 	s.fail(err)
 	s.ex.cancel.cancel(context.Canceled)
 	if s.body != nil {
@@ -530,6 +564,7 @@ func (s *h2Stream) free() {
 		s.early = nil
 	}
 	d.h2.Release(s.id)
+	s.releaseBufs()
 	delete(d.streams, s.id)
 	s.uncount()
 	if b := s.b; b != nil {

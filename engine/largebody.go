@@ -40,6 +40,28 @@ func largeBodyClass(n int) int {
 	return shift - largeBodyMinShift
 }
 
+// takeLargeBuf returns an empty buffer from the pools that holds n bytes,
+// or nil when n is beyond the largest class.
+func takeLargeBuf(n int) []byte {
+	class := largeBodyClass(n)
+	if class < 0 {
+		return nil
+	}
+	if p, _ := largeBodies[class].Get().(*[]byte); p != nil {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, 1<<(class+largeBodyMinShift))
+}
+
+// putLargeBuf gives buf (one takeLargeBuf returned, which nothing reads or
+// writes any more) back to its pool.
+func putLargeBuf(buf []byte) {
+	buf = buf[:cap(buf)]
+	if class := largeBodyClass(len(buf)); class >= 0 && len(buf) == 1<<(class+largeBodyMinShift) {
+		largeBodies[class].Put(&buf)
+	}
+}
+
 // GrowBody makes room in ex.Body for n more bytes, as slices.Grow does, so
 // that a caller can read straight into ex.Body[len:len+n]. A body that
 // then exceeds maxPooledBody gets a buffer from the size-class pools,
@@ -49,23 +71,26 @@ func (ex *Exchange) GrowBody(n int) {
 	if n <= 0 || need <= cap(ex.Body) {
 		return
 	}
-	class := -1
+	var buf []byte
 	if need > maxPooledBody {
-		class = largeBodyClass(need)
+		buf = takeLargeBuf(need)
 	}
-	if class < 0 {
+	if buf == nil {
 		ex.Body = slices.Grow(ex.Body, n)
 		return
 	}
-	var buf []byte
-	if p, _ := largeBodies[class].Get().(*[]byte); p != nil {
-		buf = *p
-	} else {
-		buf = make([]byte, 1<<(class+largeBodyMinShift))
-	}
-	buf = append(buf[:0], ex.Body...)
+	buf = append(buf, ex.Body...)
 	ex.releaseLargeBody()
 	ex.Body, ex.large = buf, unsafe.SliceData(buf)
+}
+
+// takeLargeBody hands ex.Body over to a new owner (an HTTP/2 stream's
+// queue), reporting whether GrowBody gave it from the pools, which the
+// new owner then gives back. ex.Body is nil after it.
+func (ex *Exchange) takeLargeBody() (body []byte, pooled bool) {
+	body, pooled = ex.Body, ex.large != nil && unsafe.SliceData(ex.Body) == ex.large
+	ex.Body, ex.large = nil, nil
+	return body, pooled
 }
 
 // releaseLargeBody gives ex.Body's buffer back to its pool if GrowBody
@@ -76,10 +101,7 @@ func (ex *Exchange) releaseLargeBody() {
 		return
 	}
 	if unsafe.SliceData(ex.Body) == ex.large {
-		buf := ex.Body[:cap(ex.Body)]
-		if class := largeBodyClass(len(buf)); class >= 0 && len(buf) == 1<<(class+largeBodyMinShift) {
-			largeBodies[class].Put(&buf)
-		}
+		putLargeBuf(ex.Body)
 		ex.Body = nil
 	}
 	ex.large = nil

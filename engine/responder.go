@@ -72,6 +72,7 @@ func (ex *Exchange) Write(p []byte) (int, error) {
 	if r.streaming() {
 		return r.write(ex, p)
 	}
+	ex.GrowBody(len(p))
 	ex.Body = append(ex.Body, p...)
 	if at := r.streamAt(); at > 0 && len(ex.Body) > at {
 		if err := r.flush(ex); err != nil {
@@ -87,6 +88,7 @@ func (ex *Exchange) WriteString(s string) (int, error) {
 	if r.streaming() {
 		return r.write(ex, []byte(s))
 	}
+	ex.GrowBody(len(s))
 	ex.Body = append(ex.Body, s...)
 	if at := r.streamAt(); at > 0 && len(ex.Body) > at {
 		if err := r.flush(ex); err != nil {

@@ -1,0 +1,128 @@
+//go:build unix
+
+package engine
+
+import "unsafe"
+
+// A streamed HTTP/2 response's body travels in buffers that go round
+// between the handler's side and the loop instead of being allocated per
+// hand-over: the handler appends to out.body (queueBody); the loop takes
+// that buffer as its pend (collect) and, once http2.Conn has copied all of
+// it (pump), hands it back as the stream's spare, which the handler's next
+// write fills. Past maxPooledBody the buffers come from the large-body
+// pools (largebody.go) and go back to them when the stream is freed, so
+// that a stream does not allocate its own either. A stream holds at most
+// two body buffers at a time, one on each side, as before.
+
+// minSpareBody: smaller buffers are not worth keeping.
+const minSpareBody = 4 << 10
+
+// h2PooledBufs are the stream's body buffers that came from the
+// large-body pools, by their first byte: only these go back to them. At
+// most three live at once (out.body, pend, spare).
+type h2PooledBufs [3]*byte
+
+func (p *h2PooledBufs) add(b []byte) {
+	for i := range p {
+		if p[i] == nil {
+			p[i] = unsafe.SliceData(b)
+			return
+		}
+	}
+	// Full (never expected): b is left to the collector.
+	if gwistcheck {
+		panic("gwist: an HTTP/2 stream holds more than three pooled body buffers")
+	}
+}
+
+// remove reports whether b was one, forgetting it.
+func (p *h2PooledBufs) remove(b []byte) bool {
+	if cap(b) == 0 {
+		return false
+	}
+	d := unsafe.SliceData(b)
+	for i := range p {
+		if p[i] == d {
+			p[i] = nil
+			return true
+		}
+	}
+	return false
+}
+
+// maxSpareBody is the largest buffer a stream keeps for reuse: twice the
+// queue bound, which is about as far as out.body grows before the handler
+// waits.
+func (s *h2Stream) maxSpareBody() int { return 2 * s.d.c.config().MaxStreamQueued }
+
+// queueBody appends p to what the handler hands over: into the spare
+// buffer when out.body has none, and into a pooled buffer once out.body,
+// or the body handed over so far, is over maxPooledBody. Called with mu
+// held.
+func (s *h2Stream) queueBody(p []byte) {
+	if len(p) == 0 {
+		return
+	}
+	if s.out.body == nil && s.spare != nil {
+		s.out.body, s.spare = s.spare, nil
+	}
+	need := len(s.out.body) + len(p)
+	if need > cap(s.out.body) && (need > maxPooledBody || s.wrote > maxPooledBody) {
+		// (Once a body is this large, the next piece starts in a pooled
+		// buffer too, rather than in one that is outgrown at once.)
+		if b := takeLargeBuf(need); b != nil {
+			b = append(b, s.out.body...)
+			s.releaseBuf(s.out.body)
+			s.out.body = b
+			s.pooled.add(b)
+		}
+	}
+	s.out.body = append(s.out.body, p...)
+}
+
+// handOverBody makes the returned handler's whole body (over
+// maxPooledBody) the stream's out.body without copying it: a buffer
+// GrowBody gave from the pools goes back to them with the stream's.
+// Called with mu held, out.body empty.
+func (s *h2Stream) handOverBody(ex *Exchange) {
+	s.releaseBuf(s.out.body)
+	body, pooled := ex.takeLargeBody()
+	s.out.body = body
+	if pooled {
+		s.pooled.add(body)
+	}
+}
+
+// keepSpare offers b (emptied: nobody reads it any more) for the
+// handler's next writes, or gives it back. Called with mu held.
+func (s *h2Stream) keepSpare(b []byte) {
+	if s.spare == nil && cap(b) >= minSpareBody && cap(b) <= s.maxSpareBody() {
+		s.spare = b[:0]
+		return
+	}
+	s.releaseBuf(b)
+}
+
+// releaseBuf gives b back to the pools if it came from them; nothing may
+// read or write it after. Called with mu held.
+func (s *h2Stream) releaseBuf(b []byte) {
+	if s.pooled.remove(b) {
+		putLargeBuf(b)
+	}
+}
+
+// releaseBufs gives back every body buffer the stream holds, when it is
+// freed. Loop only.
+func (s *h2Stream) releaseBufs() {
+	s.mu.Lock()
+	s.releaseBuf(s.out.body)
+	s.releaseBuf(s.spare)
+	s.releaseBuf(s.pendBuf)
+	s.out.body, s.spare = nil, nil
+	lost := s.pooled != h2PooledBufs{}
+	s.mu.Unlock()
+	s.pend, s.pendBuf = nil, nil
+	if gwistcheck && lost {
+		panic("gwist: an HTTP/2 stream lost track of a pooled body buffer")
+	}
+}
