@@ -44,14 +44,15 @@
 //	    (the socket) → settle
 //	  ⇒ loop, when it next looks: h1driver.go collectSettled, collect
 //
-// An HTTP/2 response a handler streams (7 files; each Flush hands over
+// An HTTP/2 response a handler streams (8 files; each Flush hands over
 // once, with the connection's other ready streams, and comes back only
 // when the handler must wait for the peer):
 //
-//	worker: responder.go Flush → h2stream.go flush, sendBody → h2ready.go markReady
+//	worker: responder.go Flush → h2stream.go flush, sendBody (h2outbuf.go queueBody:
+//	  the body buffer goes round, out.body → pend → spare) → h2ready.go markReady
 //	(handoff.go post, once per connection while its streams wait)
 //	  ⇒ loop: h2ready.go, for every ready stream: h2stream.go collect, sendHead, pump
-//	    (http2 WriteHeaders, WriteData) →
+//	    (http2 WriteHeaders, WriteData; a buffer it copied whole is the spare) →
 //	    h2driver.go output (http2 Output, framed into conn.out, written every 60 KiB) →
 //	    conn.go finishCallback → io.go writeWire
 //	  ⇒ worker, while more than Config.MaxStreamQueued waits: woken by pump
