@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -281,13 +280,14 @@ func (c *Ctx) Bytes(code int, contentType string, b []byte) error {
 
 // JSON answers with status code and v encoded as JSON.
 func (c *Ctx) JSON(code int, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
+	e := jsonEncoders.Get().(*jsonEncoder)
+	defer e.release()
+	if err := e.enc.Encode(v); err != nil { // the bytes json.Marshal gives, and a newline
 		return fmt.Errorf("gwist: encoding JSON response: %w", err)
 	}
 	c.setContentType("application/json")
 	c.Status(code)
-	return c.setBody(bytesToString(append(b, '\n')))
+	return c.setBody(bytesToString(e.buf))
 }
 
 // NoContent answers with status code and no body.

@@ -137,3 +137,15 @@ func BenchmarkServeWriteTyped(b *testing.B) {
 	})
 	benchServe(b, app, benchRequest, false)
 }
+
+// BenchmarkServeJSON encodes a small struct (the benchmark suite's /json
+// route): the encoder's cost over BenchmarkServeBare.
+func BenchmarkServeJSON(b *testing.B) {
+	app := gwist.New()
+	app.GET("/users/:id", func(c *gwist.Ctx) error {
+		return c.JSON(200, struct {
+			Message string `json:"message"`
+		}{"Hello, World!"})
+	})
+	benchServe(b, app, benchRequest, false)
+}
