@@ -12,27 +12,53 @@ import "unsafe"
 // write fills. Past maxPooledBody the buffers come from the large-body
 // pools (largebody.go) and go back to them when the stream is freed, so
 // that a stream does not allocate its own either. A stream holds at most
-// two body buffers at a time, one on each side, as before.
+// two body buffers at a time, one on each side, as before. Small
+// responses never get this far: a stream's h2BodyBufs is allocated when
+// it first has a buffer worth keeping.
 
 // minSpareBody: smaller buffers are not worth keeping.
 const minSpareBody = 4 << 10
+
+// h2BodyBufs are a stream's body buffers in their round. Under the
+// stream's mu.
+type h2BodyBufs struct {
+	// spare: a buffer the loop is done with, for the handler's next
+	// writes.
+	spare []byte
+	// pendBuf: the whole buffer the loop's pend came in, given back when
+	// http2.Conn has taken all of pend (an append may since have moved
+	// pend elsewhere: the buffer is free all the same).
+	pendBuf []byte
+	// pooled: which buffers go back to the large-body pools; overflow:
+	// one more was taken than pooled can hold (checked when the stream is
+	// freed, not where it happens: that is under mu, on the handler's
+	// side).
+	pooled   h2PooledBufs
+	overflow bool
+}
+
+// track records a buffer taken from the large-body pools.
+func (b *h2BodyBufs) track(buf []byte) {
+	if !b.pooled.add(buf) {
+		b.overflow = true
+	}
+}
 
 // h2PooledBufs are the stream's body buffers that came from the
 // large-body pools, by their first byte: only these go back to them. At
 // most three live at once (out.body, pend, spare).
 type h2PooledBufs [3]*byte
 
-func (p *h2PooledBufs) add(b []byte) {
+// add records b, reporting false when three are recorded already (never
+// expected: b is then left to the collector).
+func (p *h2PooledBufs) add(b []byte) bool {
 	for i := range p {
 		if p[i] == nil {
 			p[i] = unsafe.SliceData(b)
-			return
+			return true
 		}
 	}
-	// Full (never expected): b is left to the collector.
-	if gwistcheck {
-		panic("gwist: an HTTP/2 stream holds more than three pooled body buffers")
-	}
+	return false
 }
 
 // remove reports whether b was one, forgetting it.
@@ -50,6 +76,15 @@ func (p *h2PooledBufs) remove(b []byte) bool {
 	return false
 }
 
+// bodyBufs returns the stream's h2BodyBufs, allocating them. Called with
+// mu held.
+func (s *h2Stream) bodyBufs() *h2BodyBufs {
+	if s.bufs == nil {
+		s.bufs = new(h2BodyBufs)
+	}
+	return s.bufs
+}
+
 // maxSpareBody is the largest buffer a stream keeps for reuse: twice the
 // queue bound, which is about as far as out.body grows before the handler
 // waits.
@@ -63,8 +98,8 @@ func (s *h2Stream) queueBody(p []byte) {
 	if len(p) == 0 {
 		return
 	}
-	if s.out.body == nil && s.spare != nil {
-		s.out.body, s.spare = s.spare, nil
+	if s.out.body == nil && s.bufs != nil && s.bufs.spare != nil {
+		s.out.body, s.bufs.spare = s.bufs.spare, nil
 	}
 	need := len(s.out.body) + len(p)
 	if need > cap(s.out.body) && (need > maxPooledBody || s.wrote > maxPooledBody) {
@@ -74,7 +109,7 @@ func (s *h2Stream) queueBody(p []byte) {
 			b = append(b, s.out.body...)
 			s.releaseBuf(s.out.body)
 			s.out.body = b
-			s.pooled.add(b)
+			s.bodyBufs().track(b)
 		}
 	}
 	s.out.body = append(s.out.body, p...)
@@ -89,15 +124,36 @@ func (s *h2Stream) handOverBody(ex *Exchange) {
 	body, pooled := ex.takeLargeBody()
 	s.out.body = body
 	if pooled {
-		s.pooled.add(body)
+		s.bodyBufs().track(body)
 	}
+}
+
+// notePend: the loop took b (out.body) as its pend. Loop only.
+func (s *h2Stream) notePend(b []byte) {
+	if cap(b) < minSpareBody {
+		return // neither kept nor pooled
+	}
+	s.mu.Lock()
+	s.bodyBufs().pendBuf = b[:0]
+	s.mu.Unlock()
+}
+
+// pendDrained: the loop's pend is gone (http2.Conn took it, or the stream
+// was cut), so the buffer it came in is free. Called with mu held.
+func (s *h2Stream) pendDrained() {
+	if s.bufs == nil || s.bufs.pendBuf == nil {
+		return
+	}
+	b := s.bufs.pendBuf
+	s.bufs.pendBuf = nil
+	s.keepSpare(b)
 }
 
 // keepSpare offers b (emptied: nobody reads it any more) for the
 // handler's next writes, or gives it back. Called with mu held.
 func (s *h2Stream) keepSpare(b []byte) {
-	if s.spare == nil && cap(b) >= minSpareBody && cap(b) <= s.maxSpareBody() {
-		s.spare = b[:0]
+	if cap(b) >= minSpareBody && cap(b) <= s.maxSpareBody() && (s.bufs == nil || s.bufs.spare == nil) {
+		s.bodyBufs().spare = b[:0]
 		return
 	}
 	s.releaseBuf(b)
@@ -106,7 +162,7 @@ func (s *h2Stream) keepSpare(b []byte) {
 // releaseBuf gives b back to the pools if it came from them; nothing may
 // read or write it after. Called with mu held.
 func (s *h2Stream) releaseBuf(b []byte) {
-	if s.pooled.remove(b) {
+	if s.bufs != nil && s.bufs.pooled.remove(b) {
 		putLargeBuf(b)
 	}
 }
@@ -114,14 +170,18 @@ func (s *h2Stream) releaseBuf(b []byte) {
 // releaseBufs gives back every body buffer the stream holds, when it is
 // freed. Loop only.
 func (s *h2Stream) releaseBufs() {
+	s.pend = nil
 	s.mu.Lock()
 	s.releaseBuf(s.out.body)
-	s.releaseBuf(s.spare)
-	s.releaseBuf(s.pendBuf)
-	s.out.body, s.spare = nil, nil
-	lost := s.pooled != h2PooledBufs{}
+	s.out.body = nil
+	lost := false
+	if b := s.bufs; b != nil {
+		s.releaseBuf(b.spare)
+		s.releaseBuf(b.pendBuf)
+		lost = b.overflow || b.pooled != h2PooledBufs{}
+		s.bufs = nil
+	}
 	s.mu.Unlock()
-	s.pend, s.pendBuf = nil, nil
 	if gwistcheck && lost {
 		panic("gwist: an HTTP/2 stream lost track of a pooled body buffer")
 	}

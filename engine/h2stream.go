@@ -72,11 +72,8 @@ type h2Stream struct {
 	// read timeout (h2bodytimer.go).
 	bodyAt int64
 	// sent is how far the response has gone out.
-	sent h2SentState
-	pend []byte // body bytes http2.Conn has not taken yet
-	// pendBuf is the whole buffer pend came in (collect), to give back
-	// when http2.Conn has taken all of it (h2outbuf.go).
-	pendBuf   []byte
+	sent      h2SentState
+	pend      []byte // body bytes http2.Conn has not taken yet
 	trailers  []http1.HeaderField
 	freed     bool
 	uncounted bool  // left Server.h2streams (free, or the connection's close)
@@ -91,11 +88,9 @@ type h2Stream struct {
 	err     error         // ErrClientGone once the stream is gone
 	room    chan struct{} // the loop took queued bytes (cap 1)
 	backlog int           // bytes the loop holds (pend), as it last said
-	// spare: a body buffer the loop is done with, for the handler's next
-	// writes (h2outbuf.go).
-	spare []byte
-	// pooled: which body buffers go back to the large-body pools.
-	pooled h2PooledBufs
+	// bufs: the body buffers that go round (h2outbuf.go); nil until a
+	// body is worth it.
+	bufs *h2BodyBufs
 }
 
 // h2HandlerState is where a stream's request is on its way to its
@@ -389,7 +384,8 @@ func (s *h2Stream) collect() {
 		s.keepSpare(o.body)
 		s.mu.Unlock()
 	} else if o.body != nil {
-		s.pend, s.pendBuf = o.body, o.body[:0] // the handed-over buffer is the loop's now
+		s.pend = o.body // the handed-over buffer is the loop's now
+		s.notePend(o.body)
 	}
 	if s.sent == sentHead {
 		if len(o.body) > 0 {
@@ -441,7 +437,7 @@ func (s *h2Stream) pump() {
 		return
 	}
 	ending := s.sent == sentEnding
-	var drained []byte
+	drained := false
 	if len(s.pend) > 0 || ending && s.trailers == nil {
 		n, err := h.WriteData(s.id, s.pend, ending && s.trailers == nil)
 		if err != nil {
@@ -449,11 +445,7 @@ func (s *h2Stream) pump() {
 			s.fail(ErrClientGone)
 			return
 		}
-		if n == len(s.pend) && n > 0 {
-			// http2.Conn copied it all: the buffer pend came in (which an
-			// append may since have left) is free.
-			drained = s.pendBuf
-		}
+		drained = n == len(s.pend) && n > 0 // http2.Conn copied it all
 		s.pend = s.pend[n:]
 		switch {
 		case n > 0:
@@ -462,7 +454,7 @@ func (s *h2Stream) pump() {
 			s.stalledSince = s.d.c.srv.now()
 		}
 		if len(s.pend) == 0 {
-			s.pend, s.pendBuf = nil, nil
+			s.pend = nil
 			if ending && s.trailers == nil {
 				s.sent = sentAll
 			}
@@ -474,8 +466,8 @@ func (s *h2Stream) pump() {
 	}
 	s.mu.Lock()
 	s.backlog = len(s.pend)
-	if drained != nil {
-		s.keepSpare(drained)
+	if drained {
+		s.pendDrained()
 	}
 	s.mu.Unlock()
 	if s.ws != nil {
@@ -514,9 +506,9 @@ func (s *h2Stream) drop(err error) {
 	s.sent = sentCut
 	s.trailers = nil
 	s.mu.Lock()
-	s.releaseBuf(s.pendBuf)
+	s.pendDrained() // dropped, not sent: free all the same
 	s.mu.Unlock()
-	s.pend, s.pendBuf = nil, nil
+	s.pend = nil
 	s.fail(err)
 	s.ex.cancel.cancel(context.Canceled)
 	if s.body != nil {

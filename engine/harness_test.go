@@ -35,7 +35,7 @@ import (
 
 // harness is one Server under test.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	srv  *Server
 	loop *fakeLoop
 	now  time.Time
@@ -44,7 +44,7 @@ type harness struct {
 // newHarness makes a Server for cfg and h. Workers, when cfg needs them, are
 // a real pool (handlers run on goroutines; their results come back as
 // tasks for run).
-func newHarness(t *testing.T, cfg Config, h Handler) *harness {
+func newHarness(t testing.TB, cfg Config, h Handler) *harness {
 	t.Helper()
 	if !cfg.Inline && cfg.Workers == nil {
 		w, err := NewWorkers(8)
