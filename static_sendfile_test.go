@@ -15,26 +15,36 @@ import (
 )
 
 // Large files (past the 64 KiB buffered size) leave through sendfile on
-// plaintext and through the streaming writer over TLS: the bytes are the
-// file's either way, whole, as one range at odd offsets, as several ranges,
+// plaintext, through the streaming writer over TLS, and read straight
+// into the stream's queue over HTTP/2 (h2 and h2c): the bytes are the
+// file's every way, whole, as one range at odd offsets, as several ranges,
 // to an HTTP/1.0 client, and pipelined requests behind them are answered.
 func TestStaticLargeFileBytes(t *testing.T) {
 	root := staticTree(t)
 	const size = 5<<20 + 12345
 	data := bigFile(t, root, "big.bin", size)
 	newApp := func() *gwist.App {
-		app := gwist.New(gwist.WithLogger(discardLogger()))
+		app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
 		app.Static("/static", root)
 		return app
 	}
 	plain := startApp(t, newApp())
 	tlsAddr := startTLS(t, newApp(), serverTLSConfig(t))
-	for _, tc := range []struct{ name, base string }{
-		{"plaintext", "http://" + plain}, {"TLS", "https://" + tlsAddr},
+	http1Client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	for _, tc := range []struct {
+		name, base string
+		c          *http.Client
+		proto      int
+	}{
+		{"plaintext", "http://" + plain, http1Client, 1}, {"TLS", "https://" + tlsAddr, http1Client, 1},
+		{"h2", "https://" + tlsAddr, h2TLSClient(t), 2}, {"h2c", "http://" + plain, h2cClient(t), 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+			c := tc.c
 			defer c.CloseIdleConnections()
+			if resp, _ := doReq(t, c, "HEAD", tc.base+"/static/big.bin"); resp.ProtoMajor != tc.proto {
+				t.Fatalf("%s, want HTTP/%d", resp.Proto, tc.proto)
+			}
 			url := tc.base + "/static/big.bin"
 			if resp, body := doReq(t, c, "GET", url); resp.StatusCode != 200 || body != string(data) {
 				t.Fatalf("whole file: %d, %d bytes, equal %v", resp.StatusCode, len(body), body == string(data))
