@@ -12,7 +12,9 @@ import "unsafe"
 // write fills. Past maxPooledBody the buffers come from the large-body
 // pools (largebody.go) and go back to them when the stream is freed, so
 // that a stream does not allocate its own either. A stream holds at most
-// two body buffers at a time, one on each side, as before. Small
+// three body buffers at a time: the handler's out.body, the loop's pend
+// and one spare (before, the first two, with a fresh out.body per
+// hand-over). Small
 // responses never get this far: a stream's h2BodyBufs is allocated when
 // it first has a buffer worth keeping.
 
@@ -138,8 +140,9 @@ func (s *h2Stream) notePend(b []byte) {
 	s.mu.Unlock()
 }
 
-// pendDrained: the loop's pend is gone (http2.Conn took it, or the stream
-// was cut), so the buffer it came in is free. Called with mu held.
+// pendDrained: the loop's pend is gone from the buffer it came in
+// (http2.Conn took it, the stream was cut, or an append moved pend to a
+// larger array), so that buffer is free. Called with mu held.
 func (s *h2Stream) pendDrained() {
 	if s.bufs == nil || s.bufs.pendBuf == nil {
 		return

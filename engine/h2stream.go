@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/gwist/gwist/http1"
 	"github.com/gwist/gwist/http2"
@@ -377,11 +378,17 @@ func (s *h2Stream) collect() {
 	if o.body != nil && (s.sent != sentHead || len(s.pend) > 0) {
 		// Not taken as pend: copied after it, or dropped (the stream was
 		// cut); either way the buffer is free.
+		moved := false
 		if s.sent == sentHead {
+			old := unsafe.SliceData(s.pend)
 			s.pend = append(s.pend, o.body...)
+			moved = unsafe.SliceData(s.pend) != old
 		}
 		s.mu.Lock()
 		s.keepSpare(o.body)
+		if moved {
+			s.pendDrained() // pend left the buffer it came in: that one is free
+		}
 		s.mu.Unlock()
 	} else if o.body != nil {
 		s.pend = o.body // the handed-over buffer is the loop's now
