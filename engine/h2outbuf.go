@@ -12,9 +12,8 @@ import "unsafe"
 // write fills. Past maxPooledBody the buffers come from the large-body
 // pools (largebody.go) and go back to them when the stream is freed, so
 // that a stream does not allocate its own either. A stream holds at most
-// three body buffers at a time: the handler's out.body, the loop's pend
-// and one spare (before, the first two, with a fresh out.body per
-// hand-over). Small
+// four body buffers at a time (h2PooledBufs); before, two, with a fresh
+// out.body per hand-over. Small
 // responses never get this far: a stream's h2BodyBufs is allocated when
 // it first has a buffer worth keeping.
 
@@ -48,10 +47,12 @@ func (b *h2BodyBufs) track(buf []byte) {
 
 // h2PooledBufs are the stream's body buffers that came from the
 // large-body pools, by their first byte: only these go back to them. At
-// most three live at once (out.body, pend, spare).
-type h2PooledBufs [3]*byte
+// most four live at once: the handler's out.body, the spare, the loop's
+// pend and the out.body it is taking over (collect holds it between its
+// two turns of mu).
+type h2PooledBufs [4]*byte
 
-// add records b, reporting false when three are recorded already (never
+// add records b, reporting false when four are recorded already (never
 // expected: b is then left to the collector).
 func (p *h2PooledBufs) add(b []byte) bool {
 	for i := range p {
