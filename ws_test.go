@@ -275,3 +275,31 @@ func TestWebSocketSlowCallbacksPauseReading(t *testing.T) {
 		t.Fatalf("got %d messages, want 16000", got.Load())
 	}
 }
+
+// The close frame answering a protocol violation is on the wire before
+// the FIN, also when the violation arrives while a worker holds the write
+// side (its callback echoed and has not returned): the close frame then
+// waits in the writers' queue, and the close must wait for it. Before,
+// the FIN went out at once and the close frame after it, lost (the
+// client read EOF); TestWebSocketProtocolErrors met it about once in 50
+// runs under load.
+func TestWebSocketCloseFrameBeforeFIN(t *testing.T) {
+	release := make(chan struct{})
+	app := gwist.New(gwist.WithLogger(discardLogger()))
+	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{
+		OnMessage: func(ws *gwist.WSConn, op gwist.Opcode, data []byte) {
+			_ = ws.WriteMessage(op, data)
+			<-release // holds the write side, as a slow callback does
+		},
+	}))
+	addr := startApp(t, app)
+	c := dialWS(t, addr, "/ws")
+	c.SendFrame(websocket.OpText, true, []byte("before"))
+	c.ExpectMessage(websocket.OpText, "before")
+	bad := websocket.AppendMaskedFrame(nil, websocket.OpBinary, true, nil, testMask)
+	bad[0] |= 0x20 // RSV2 without an extension
+	c.SendRaw(bad)
+	time.Sleep(100 * time.Millisecond) // the loop answers the violation meanwhile
+	close(release)
+	c.ExpectClose(1002)
+}

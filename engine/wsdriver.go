@@ -272,9 +272,17 @@ func (ws *WSConn) keepalive(now int64) {
 	}
 }
 
-// queued: nothing is held for the lifecycle (writes are flushed at the
-// end of every callback).
-func (d *wsDriver) queued() bool { return false }
+// queued: frames wait in the writers' queue (wsconn.go), where the
+// loop's own frames go while a worker holds the write side (wsdirect.go
+// holdLoopOutput). A close waits for them: its FIN must not overtake the
+// close frame queued there. The queue's hand-over to the loop, or the
+// worker's release of the write side, brings the loop back to close.
+func (d *wsDriver) queued() bool {
+	ws := (*WSConn)(d)
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.queuedLen > 0
+}
 
 // quiet: a WebSocket is never idle in the HTTP sense (the idle timer and
 // the drain's idle close do not apply; tick does both).
