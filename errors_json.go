@@ -1,7 +1,6 @@
 package gwist
 
 import (
-	"encoding/json"
 	"errors"
 )
 
@@ -34,12 +33,10 @@ func JSONErrorHandler(c *Ctx, err error) {
 	if errors.As(err, &fe) {
 		body.Fields = fe
 	}
-	b, merr := json.Marshal(body)
-	if merr != nil { // a message that is not UTF-8 is replaced, never fails
-		b = []byte(`{"error":"Internal Server Error"}`)
-	}
 	c.SetHeader("Content-Type", "application/json")
-	_ = c.Bytes(he.Code, "", append(b, '\n'))
+	if c.JSON(he.Code, body) != nil { // a message that is not UTF-8 is replaced, never fails
+		_ = c.Bytes(he.Code, "", []byte(`{"error":"Internal Server Error"}`+"\n"))
+	}
 }
 
 // jsonError is JSONErrorHandler's body.

@@ -164,14 +164,15 @@ func (c *conn) finishOutput() {
 			return
 		}
 	}
-	if c.proto.queued() {
-		return
-	}
+	// queued() is asked last: a WebSocket's takes its lock, and a
+	// WebSocket is never quiet, so its messages do not pay for it.
 	if c.closingWhenDone() {
-		c.startClose()
+		if !c.proto.queued() {
+			c.startClose()
+		}
 		return
 	}
-	if c.phase == phaseWaiting && c.proto.quiet() {
+	if c.phase == phaseWaiting && c.proto.quiet() && !c.proto.queued() {
 		// During a drain the sweep closes it after a grace (drain.go).
 		c.setPhase(phaseIdle, c.config().IdleTimeout)
 	}

@@ -13,9 +13,8 @@ import "unsafe"
 // pools (largebody.go) and go back to them when the stream is freed, so
 // that a stream does not allocate its own either. A stream holds at most
 // four body buffers at a time (h2PooledBufs); before, two, with a fresh
-// out.body per hand-over. Small
-// responses never get this far: a stream's h2BodyBufs is allocated when
-// it first has a buffer worth keeping.
+// out.body per hand-over. Small responses never get this far: a stream's
+// h2BodyBufs is allocated when it first has a buffer worth keeping.
 
 // minSpareBody: smaller buffers are not worth keeping.
 const minSpareBody = 4 << 10
@@ -26,9 +25,9 @@ type h2BodyBufs struct {
 	// spare: a buffer the loop is done with, for the handler's next
 	// writes.
 	spare []byte
-	// pendBuf: the whole buffer the loop's pend came in, given back when
-	// http2.Conn has taken all of pend (an append may since have moved
-	// pend elsewhere: the buffer is free all the same).
+	// pendBuf: the whole buffer the loop's pend came in, given back
+	// (pendDrained) when http2.Conn has taken all of pend, when the stream
+	// is cut, or when an append moves pend to a larger array.
 	pendBuf []byte
 	// pooled: which buffers go back to the large-body pools; overflow:
 	// one more was taken than pooled can hold (checked when the stream is
