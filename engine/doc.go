@@ -44,12 +44,14 @@
 //	    (the socket) → settle
 //	  ⇒ loop, when it next looks: h1driver.go collectSettled, collect
 //
-// An HTTP/2 response a handler streams (8 files; each Flush hands over
+// An HTTP/2 response a handler streams (9 files; each Flush hands over
 // once, with the connection's other ready streams, and comes back only
 // when the handler must wait for the peer):
 //
 //	worker: responder.go Flush → h2stream.go flush, sendBody (h2outbuf.go queueBody:
-//	  the body buffer goes round, out.body → pend → spare) → h2ready.go markReady
+//	  the body buffer goes round, out.body → pend → spare; a file's bytes are
+//	  read straight into out.body: responder.go SendFile → h2file.go sendFile) →
+//	  h2ready.go markReady
 //	(handoff.go post, once per connection while its streams wait)
 //	  ⇒ loop: h2ready.go, for every ready stream: h2stream.go collect, sendHead, pump
 //	    (http2 WriteHeaders, WriteData; a buffer it copied whole is the spare) →

@@ -2,7 +2,10 @@
 
 package engine
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // A streamed HTTP/2 response's body travels in buffers that go round
 // between the handler's side and the loop instead of being allocated per
@@ -92,29 +95,41 @@ func (s *h2Stream) bodyBufs() *h2BodyBufs {
 // waits.
 func (s *h2Stream) maxSpareBody() int { return 2 * s.d.c.config().MaxStreamQueued }
 
-// queueBody appends p to what the handler hands over: into the spare
-// buffer when out.body has none, and into a pooled buffer once out.body,
-// or the body handed over so far, is over maxPooledBody. Called with mu
-// held.
+// queueBody appends p to what the handler hands over (see growBody).
+// Called with mu held.
 func (s *h2Stream) queueBody(p []byte) {
 	if len(p) == 0 {
 		return
 	}
+	s.growBody(len(p))
+	s.out.body = append(s.out.body, p...)
+}
+
+// growBody makes room in out.body for n more bytes: it starts in the
+// spare buffer when out.body has none, and moves to a pooled buffer once
+// out.body, or the body handed over so far, is over maxPooledBody. Called
+// with mu held.
+func (s *h2Stream) growBody(n int) {
 	if s.out.body == nil && s.bufs != nil && s.bufs.spare != nil {
 		s.out.body, s.bufs.spare = s.bufs.spare, nil
 	}
-	need := len(s.out.body) + len(p)
-	if need > cap(s.out.body) && (need > maxPooledBody || s.wrote > maxPooledBody) {
+	need := len(s.out.body) + n
+	if need <= cap(s.out.body) {
+		return
+	}
+	old := s.out.body
+	if need > maxPooledBody || s.wrote > maxPooledBody {
 		// (Once a body is this large, the next piece starts in a pooled
 		// buffer too, rather than in one that is outgrown at once.)
 		if b := takeLargeBuf(need); b != nil {
-			b = append(b, s.out.body...)
-			s.releaseBuf(s.out.body)
-			s.out.body = b
-			s.bodyBufs().track(b)
+			s.out.body = append(b, old...)
+			s.bodyBufs().track(s.out.body)
+			s.releaseBuf(old)
+			return
 		}
 	}
-	s.out.body = append(s.out.body, p...)
+	s.out.body = slices.Grow(old, n)
+	s.releaseBuf(old) // (when a pooled one was outgrown past the largest class)
 }
 
 // handOverBody makes the returned handler's whole body (over

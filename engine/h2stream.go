@@ -5,7 +5,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -160,9 +159,8 @@ func (s *h2Stream) streamAt() int {
 // the handler returns. Handler side only.
 func (s *h2Stream) onLoop() bool { return s.b == nil }
 
-func (s *h2Stream) streaming() bool                                  { return s.flushed }
-func (s *h2Stream) sink() *sinkState                                 { return nil }
-func (s *h2Stream) sendFile(*Exchange, *os.File, int64, int64) error { return ErrNoSendfile }
+func (s *h2Stream) streaming() bool  { return s.flushed }
+func (s *h2Stream) sink() *sinkState { return nil }
 
 // flush makes the response stream (its worker leaves the pool's bound: a
 // stream lives as long as its client listens) and hands over what was
@@ -236,18 +234,33 @@ func (s *h2Stream) sendBody(ex *Exchange, p []byte) error {
 		s.setHead(ex, -1)
 	}
 	n := int64(len(ex.Body) + len(p))
-	if s.declared >= 0 && s.wrote+n > s.declared {
-		s.d.c.srv.logStream(ex, "handler wrote more than its Content-Length "+strconv.FormatInt(s.declared, 10)+"; resetting the stream")
+	if err := s.checkDeclared(ex, n); err != nil {
 		ex.Body = ex.Body[:0]
-		s.out.abort, s.err = true, ErrBodyLength
 		s.mu.Unlock()
-		return ErrBodyLength
+		return err
 	}
 	s.wrote += n
 	s.queueBody(ex.Body)
 	s.queueBody(p)
 	ex.Body = ex.Body[:0]
 	s.schedule()
+	return s.waitRoomUnlock(ex)
+}
+
+// checkDeclared fails the stream (ErrBodyLength) when n more body bytes
+// would pass the Content-Length the handler declared. Called with mu held.
+func (s *h2Stream) checkDeclared(ex *Exchange, n int64) error {
+	if s.declared < 0 || s.wrote+n <= s.declared {
+		return nil
+	}
+	s.d.c.srv.logStream(ex, "handler wrote more than its Content-Length "+strconv.FormatInt(s.declared, 10)+"; resetting the stream")
+	s.out.abort, s.err = true, ErrBodyLength
+	return ErrBodyLength
+}
+
+// waitRoomUnlock waits while more than the cap is queued, then unlocks mu
+// and returns the stream's error. Called with mu held.
+func (s *h2Stream) waitRoomUnlock(ex *Exchange) error {
 	limit := s.d.c.config().MaxStreamQueued
 	for s.err == nil && len(s.out.body)+s.backlog > limit {
 		s.mu.Unlock()

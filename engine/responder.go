@@ -145,12 +145,14 @@ func (ex *Exchange) Detach(idleEvery time.Duration, idle []byte) (*Detached, err
 
 // SendFile sends n bytes of f from offset off as the next part of the body,
 // from the kernel's page cache to the socket without copying them through
-// the process (sendfile(2)). The response streams from then on (like
-// Flush), with the same backpressure and errors as Write: it blocks while
-// the socket is full, fails with ErrClientGone when the client left and
-// with ErrBodyLength past the declared Content-Length. It returns
-// ErrNoSendfile, having sent nothing itself, where it cannot be used; a
-// file that turns out shorter than n fails the response
+// the process (sendfile(2)); over HTTP/2, whose frames are built in the
+// process, the bytes are read straight into the stream's queue rather than
+// through a buffer of the caller's (h2file.go). The response streams from
+// then on (like Flush), with the same backpressure and errors as Write: it
+// blocks while the socket is full, fails with ErrClientGone when the
+// client left and with ErrBodyLength past the declared Content-Length. It
+// returns ErrNoSendfile, having sent nothing itself, where it cannot be
+// used; a file that turns out shorter than n fails the response
 // (io.ErrUnexpectedEOF).
 func (ex *Exchange) SendFile(f *os.File, off, n int64) error {
 	return ex.respond().sendFile(ex, f, off, n)

@@ -15,7 +15,7 @@ import (
 )
 
 // ErrNoSendfile: the response cannot take its body from a file in the
-// kernel here (TLS, an Inline server, chunked framing, a detached
+// kernel here (HTTP/1 over TLS, an Inline server, chunked framing, a detached
 // response, worker writes off: gnetreach_fd.go); the caller writes the
 // bytes itself instead.
 var ErrNoSendfile = errors.New("gwist: sendfile is not available for this response")
