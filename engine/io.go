@@ -97,27 +97,19 @@ func (c *conn) writeWire2(a, b []byte) {
 	}
 }
 
-// seal encrypts p and appends its ciphertext to dst, a record at a time:
-// so the ciphertext stays within tlsstate's pooled buffer on its way,
-// rather than growing a fresh one as large as p.
+// seal encrypts p and appends its ciphertext to dst, after any ciphertext
+// the TLS state had pending; the records go from crypto/tls straight to
+// dst (tlsstate.Conn.Seal). An empty p seals nothing and cannot fail: the
+// caller's AppendOutbound takes what is pending (an alert, say, while no
+// records can be written).
 func (c *conn) seal(dst, p []byte) ([]byte, error) {
-	for len(p) > 0 {
-		n := min(len(p), wireRecordPlain)
-		if err := c.tls.Write(p[:n]); err != nil {
-			return dst, err
-		}
-		dst = c.tls.AppendOutbound(dst)
-		p = p[n:]
+	if len(p) == 0 {
+		return dst, nil
 	}
-	return dst, nil
+	return c.tls.Seal(dst, p)
 }
 
-// wireRecordPlain is the plaintext of one TLS record whose ciphertext
-// (with TLS 1.2's or 1.3's per-record overhead) still fits the 16 KiB
-// buffers tlsstate pools; wireFlushPlain, three of them, is what the loop
-// seals per write: its ciphertext stays under the 64 KiB a pooled wire
-// buffer may keep.
-const (
-	wireRecordPlain = 16<<10 - 64
-	wireFlushPlain  = 3 * wireRecordPlain
-)
+// wireFlushPlain is what the loop seals per write: three records' worth
+// of plaintext (with TLS 1.2's or 1.3's per-record overhead), so that its
+// ciphertext stays under the 64 KiB a pooled wire buffer may keep.
+const wireFlushPlain = 3 * (16<<10 - 64)

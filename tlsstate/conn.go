@@ -86,7 +86,7 @@ type Conn struct {
 	timer  *time.Timer
 	in     []byte // ciphertext not yet read by crypto/tls, from inOff
 	inOff  int
-	out    []byte // ciphertext for the network
+	out    []byte // ciphertext for the network; Seal's dst while it runs
 	trErr  error  // set: the transport is closed, Read returns it
 	err    *Error // set with phFailed
 	stamps stamps // when things happened; Timings() expands them
@@ -363,6 +363,40 @@ func (c *Conn) HasOutbound() bool {
 // ErrNotEstablished before the handshake is done, ErrClosed after
 // CloseNotify or Release, and the *Error after a failure.
 func (c *Conn) Write(plain []byte) error {
+	if err := c.writable(); err != nil {
+		return err
+	}
+	_, err := c.tc.Write(plain)
+	return err
+}
+
+// Seal is Write followed by AppendOutbound without the outbound queue in
+// between: it appends the pending ciphertext, then plain's records, to dst
+// and returns it, the records going from crypto/tls straight to dst. The
+// rules and errors are Write's; on an error dst holds what was appended
+// before it.
+func (c *Conn) Seal(dst, plain []byte) ([]byte, error) {
+	if err := c.writable(); err != nil {
+		return dst, err
+	}
+	// For the length of the write, dst is the outbound queue, so that
+	// crypto/tls's records (and a KeyUpdate reply the loop's Process
+	// writes meanwhile, in crypto/tls's order) are appended to it.
+	c.mu.Lock()
+	dst = append(dst, c.out...)
+	putBuf(c.out)
+	c.out = dst
+	c.mu.Unlock()
+	_, err := c.tc.Write(plain)
+	c.mu.Lock()
+	dst, c.out, c.outDirty = c.out, nil, false
+	c.mu.Unlock()
+	return dst, err
+}
+
+// writable returns the error Write reports in the connection's state, or
+// nil.
+func (c *Conn) writable() error {
 	switch c.State() {
 	case AwaitingHello, Handshaking:
 		return ErrNotEstablished
@@ -370,13 +404,12 @@ func (c *Conn) Write(plain []byte) error {
 		if c.sentClose {
 			return ErrClosed
 		}
+		return nil
 	case Failed:
 		return c.Err()
 	default:
 		return ErrClosed
 	}
-	_, err := c.tc.Write(plain)
-	return err
 }
 
 // CloseNotify queues a close_notify alert and moves to Closing, or to
