@@ -14,10 +14,11 @@ import (
 	"github.com/gwist/gwist/http1"
 )
 
-// ErrNoSendfile: the response cannot take its body from a file in the
-// kernel here (HTTP/1 over TLS, an Inline server, chunked framing, a detached
+// ErrNoSendfile: the response cannot take its body from a file here
+// (HTTP/1 over TLS, an Inline server, chunked framing, a detached
 // response, worker writes off: gnetreach_fd.go); the caller writes the
-// bytes itself instead.
+// bytes itself instead. Over HTTP/2 the file is read into the stream's
+// queue (h2file.go).
 var ErrNoSendfile = errors.New("gwist: sendfile is not available for this response")
 
 // sendfileMax bounds one sendfile call, so that the write timeout and a

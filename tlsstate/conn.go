@@ -42,11 +42,13 @@ type Info struct {
 
 // Conn is one connection's TLS state. Its methods are for the connection's
 // event loop only (one goroutine at a time), with two exceptions. State is
-// safe anywhere. Write, AppendOutbound, HasOutbound and MarkFirstResponse
-// may run on another goroutine (a worker sending a response) concurrently
-// with Feed and Process, provided the caller never runs two Writes at once
-// and never runs Write concurrently with CloseNotify or Release: reads and
-// writes of the tls.Conn are independent, and the outbound queue is locked.
+// safe anywhere. Write, Seal, AppendOutbound, HasOutbound and
+// MarkFirstResponse may run on another goroutine (a worker sending a
+// response) concurrently with Feed and Process, provided the caller never
+// runs two Writes or Seals at once and never runs them concurrently with
+// CloseNotify or Release: reads and writes of the tls.Conn are independent,
+// and the outbound queue is locked (during a Seal it is the Seal's:
+// AppendOutbound and HasOutbound see nothing until it returns).
 type Conn struct {
 	s      *Server
 	notify func()
@@ -69,6 +71,7 @@ type Conn struct {
 	wantRoom bool // the loop was refused bytes; notify when Read drains
 	yielding bool // the loop is in Yield: notifications are held back
 	blocking bool // the transport's Read waits for bytes (handshake)
+	sealing  bool // a Seal runs: out is its caller's buffer
 	// slot: its goroutine holds a limiter slot; parked: it waits for its
 	// client, and elem is its place in Server.parked rather than
 	// Server.queue. Both are guarded by Server.mu (they sit here because
@@ -344,6 +347,9 @@ func (c *Conn) decrypt(plain []byte) ([]byte, error) {
 func (c *Conn) AppendOutbound(dst []byte) []byte {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.sealing {
+		return dst // out is the Seal's, which takes what is pending
+	}
 	if len(c.out) > 0 {
 		dst = append(dst, c.out...)
 	}
@@ -356,7 +362,7 @@ func (c *Conn) AppendOutbound(dst []byte) []byte {
 func (c *Conn) HasOutbound() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.out) > 0
+	return len(c.out) > 0 && !c.sealing
 }
 
 // Write encrypts application data into the outbound queue. It returns
@@ -385,11 +391,11 @@ func (c *Conn) Seal(dst, plain []byte) ([]byte, error) {
 	c.mu.Lock()
 	dst = append(dst, c.out...)
 	putBuf(c.out)
-	c.out = dst
+	c.out, c.sealing = dst, true
 	c.mu.Unlock()
 	_, err := c.tc.Write(plain)
 	c.mu.Lock()
-	dst, c.out, c.outDirty = c.out, nil, false
+	dst, c.out, c.outDirty, c.sealing = c.out, nil, false, false
 	c.mu.Unlock()
 	return dst, err
 }

@@ -9,6 +9,10 @@
 //	out = tc.AppendOutbound(out[:0])      // flights, records, alerts
 //	write out to the socket
 //
+// A response is encrypted with Write (into the outbound queue) or, to spare
+// the queue's copy, with Seal, which appends the pending ciphertext and the
+// response's records to the caller's buffer.
+//
 // crypto/tls cannot resume an interrupted handshake, so the handshake runs
 // on a goroutine of its own over an in-memory transport. Its flights are
 // queued for the loop and announced with the notify callback given to

@@ -51,3 +51,48 @@ func TestSeal(t *testing.T) {
 		t.Fatalf("Seal after CloseNotify: %v", err)
 	}
 }
+
+// While a Seal runs the outbound queue is its caller's buffer: a
+// concurrent AppendOutbound (which the contract rules out, and which the
+// engine's write lock prevents) takes nothing from it, so no record is
+// stolen from the middle of a Seal and no caller's buffer reaches the pool.
+func TestSealOwnsTheQueue(t *testing.T) {
+	s := newServer(t, Config{})
+	cli, c, m := handshakeByHand(t, s, clientTLS(t))
+	defer c.Release()
+	stop := make(chan struct{})
+	stolen := make(chan int, 1)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				stolen <- n
+				return
+			default:
+			}
+			_ = c.HasOutbound()
+			n += len(c.AppendOutbound(nil))
+		}
+	}()
+	msg := bytes.Repeat([]byte("0123456789abcdef"), 1024)
+	var out []byte
+	for range 300 {
+		var err error
+		if out, err = c.Seal(out, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if n := <-stolen; n != 0 {
+		t.Fatalf("AppendOutbound took %d bytes during Seals", n)
+	}
+	m.give(out)
+	m.Close()
+	got := make([]byte, len(msg))
+	for i := range 300 {
+		if _, err := io.ReadFull(cli, got); err != nil || !bytes.Equal(got, msg) {
+			t.Fatalf("message %d: %v", i, err)
+		}
+	}
+}
