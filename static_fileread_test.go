@@ -24,13 +24,7 @@ func TestHTTP2FileReadsConcurrent(t *testing.T) {
 	root := t.TempDir()
 	const size = 9<<20 + 4321
 	data := bigFile(t, root, "big.bin", size)
-	newApp := func() *gwist.App {
-		app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
-		app.Static("/static", root)
-		return app
-	}
-	plain := startApp(t, newApp())
-	tlsAddr := startTLS(t, newApp(), serverTLSConfig(t))
+	plain, tlsAddr := staticBoth(t, root)
 	ranges := [][2]int{{0, size - 1}, {1, 3<<20 + 17}, {70001, 70001 + 5<<20}, {size - 300000, size - 1}, {12345, 12345 + 65536}}
 	for _, tc := range []struct {
 		name, base string

@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/gwist/gwist"
 )
 
 // Large files (past the 64 KiB buffered size) leave through sendfile on
@@ -23,13 +21,7 @@ func TestStaticLargeFileBytes(t *testing.T) {
 	root := staticTree(t)
 	const size = 5<<20 + 12345
 	data := bigFile(t, root, "big.bin", size)
-	newApp := func() *gwist.App {
-		app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
-		app.Static("/static", root)
-		return app
-	}
-	plain := startApp(t, newApp())
-	tlsAddr := startTLS(t, newApp(), serverTLSConfig(t))
+	plain, tlsAddr := staticBoth(t, root)
 	http1Client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	for _, tc := range []struct {
 		name, base string

@@ -86,6 +86,18 @@ func bigFile(t *testing.T, dir, name string, n int) []byte {
 	return b
 }
 
+// staticBoth serves root at /static with HTTP/2 on, on a plaintext
+// listener and on a TLS one, and returns their addresses.
+func staticBoth(t *testing.T, root string) (plain, tlsAddr string) {
+	t.Helper()
+	newApp := func() *gwist.App {
+		app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
+		app.Static("/static", root)
+		return app
+	}
+	return startApp(t, newApp()), startTLS(t, newApp(), serverTLSConfig(t))
+}
+
 func staticApp(t *testing.T, root string, opts ...gwist.Option) string {
 	t.Helper()
 	app := gwist.New(append([]gwist.Option{gwist.WithLogger(discardLogger())}, opts...)...)
