@@ -102,12 +102,8 @@ func (d *Detached) closeDone() {
 // detach makes the HTTP/1 response a detached one (Exchange.Detach).
 func (w *h1Worker) detach(ex *Exchange, idleEvery time.Duration, idle []byte) (*Detached, error) {
 	b := w.b
-	status := ex.Status
-	if status == 0 {
-		status = 200
-	}
 	if b.exs[len(b.exs)-1] != ex || ex.Header.Get("Content-Length") != "" ||
-		ex.Request.Method == "HEAD" || !bodyAllowed(status) || ex.bodyPending() {
+		ex.bodiless() || ex.bodyPending() {
 		return nil, ErrDetach
 	}
 	if w.st == nil {

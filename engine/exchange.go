@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"net"
 	"sync"
@@ -156,6 +157,15 @@ func (ex *Exchange) wantsClose() bool {
 
 func bodyAllowed(status int) bool {
 	return status >= 200 && status != 204 && status != 304
+}
+
+// status is the response's status: 200 while the handler has set none.
+func (ex *Exchange) status() int { return cmp.Or(ex.Status, 200) }
+
+// bodiless reports whether the response carries no body: the answer to a
+// HEAD, or a status that has none.
+func (ex *Exchange) bodiless() bool {
+	return ex.Request.Method == "HEAD" || !bodyAllowed(ex.status())
 }
 
 func asciiEqualFold(a, b string) bool {

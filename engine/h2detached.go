@@ -18,12 +18,8 @@ func (s *h2Stream) detach(ex *Exchange, idleEvery time.Duration, idle []byte) (*
 	if s.onLoop() {
 		return nil, ErrInlineStreaming
 	}
-	status := ex.Status
-	if status == 0 {
-		status = 200
-	}
-	if ex.Header.Get("Content-Length") != "" || ex.Request.Method == "HEAD" || !bodyAllowed(status) ||
-		s.protocol != "" && status/100 == 2 { // a 2xx to an extended CONNECT opens a tunnel (errTunnel)
+	if ex.Header.Get("Content-Length") != "" || ex.bodiless() ||
+		s.protocol != "" && ex.status()/100 == 2 { // a 2xx to an extended CONNECT opens a tunnel (errTunnel)
 		return nil, ErrDetach
 	}
 	c := s.d.c

@@ -3,7 +3,6 @@
 package engine
 
 import (
-	"cmp"
 	"io"
 	"os"
 )
@@ -37,7 +36,7 @@ func (s *h2Stream) sendFile(ex *Exchange, f *os.File, off, n int64) error {
 	if err := s.flushWith(ex, nil); err != nil {
 		return err
 	}
-	if ex.Request.Method == "HEAD" || !bodyAllowed(cmp.Or(ex.Status, 200)) {
+	if ex.bodiless() {
 		return nil // the head went out alone: no body follows it
 	}
 	for n > 0 {
@@ -76,9 +75,7 @@ func (s *h2Stream) reserveBody(ex *Exchange, want int) (buf []byte, n int, err e
 	if err := s.checkDeclared(ex, int64(want)); err != nil {
 		return nil, 0, err
 	}
-	if s.out.body == nil && s.bufs != nil && s.bufs.spare != nil {
-		s.out.body, s.bufs.spare = s.bufs.spare, nil
-	}
+	s.useSpare()
 	if n = min(want, cap(s.out.body)-len(s.out.body)); n < h2FileMinRead && n < want {
 		s.growBody(want)
 		n = want

@@ -110,9 +110,7 @@ func (s *h2Stream) queueBody(p []byte) {
 // out.body, or the body handed over so far, is over maxPooledBody. Called
 // with mu held.
 func (s *h2Stream) growBody(n int) {
-	if s.out.body == nil && s.bufs != nil && s.bufs.spare != nil {
-		s.out.body, s.bufs.spare = s.bufs.spare, nil
-	}
+	s.useSpare()
 	need := len(s.out.body) + n
 	if need <= cap(s.out.body) {
 		return
@@ -130,6 +128,14 @@ func (s *h2Stream) growBody(n int) {
 	}
 	s.out.body = slices.Grow(old, n)
 	s.releaseBuf(old) // (when a pooled one was outgrown past the largest class)
+}
+
+// useSpare makes the spare buffer out.body when out.body has none. Called
+// with mu held.
+func (s *h2Stream) useSpare() {
+	if s.out.body == nil && s.bufs != nil && s.bufs.spare != nil {
+		s.out.body, s.bufs.spare = s.bufs.spare, nil
+	}
 }
 
 // handOverBody makes the returned handler's whole body (over

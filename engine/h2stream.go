@@ -280,11 +280,8 @@ func (s *h2Stream) waitRoomUnlock(ex *Exchange) error {
 
 // setHead snapshots the response head. Called with mu held.
 func (s *h2Stream) setHead(ex *Exchange, length int64) {
-	status := ex.Status
-	if status == 0 {
-		status = 200
-	}
-	if ex.Request.Method == "HEAD" || !bodyAllowed(status) {
+	status := ex.status()
+	if ex.bodiless() {
 		length = -1
 		if ex.Request.Method == "HEAD" && len(ex.Body) > 0 {
 			length = int64(len(ex.Body))
@@ -294,7 +291,7 @@ func (s *h2Stream) setHead(ex *Exchange, length int64) {
 	s.out.fields = responseFields(ex, length, s.d.c.config().ServerName)
 	ex.headSent() // no interim 100 after this (h2body.go)
 	s.declared = -1
-	if length < 0 && ex.Request.Method != "HEAD" && bodyAllowed(status) {
+	if length < 0 && !ex.bodiless() {
 		if v := ex.Header.Get("Content-Length"); v != "" {
 			if n, ok := http1.ParseContentLength(v); ok {
 				s.declared = n
