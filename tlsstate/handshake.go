@@ -25,7 +25,16 @@ func (c *Conn) begin() (*tls.Conn, context.Context, bool) {
 // run performs the handshake on the worker goroutine and publishes the
 // result before notifying the loop. After it returns, the goroutine never
 // touches the tls.Conn again.
+//
+// crypto/tls gives the context to the config's lookups
+// (ClientHelloInfo.Context) and, when it can be cancelled, registers a
+// close with it and derives one more (a few hundred bytes and two
+// registrations per handshake). The transport already fails a stopped
+// handshake's reads, so only a config with lookups is given the context.
 func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
+	if !c.s.lookups {
+		ctx = context.Background()
+	}
 	err := tc.HandshakeContext(ctx)
 	var cs tls.ConnectionState
 	if err == nil {

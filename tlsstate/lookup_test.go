@@ -2,6 +2,7 @@ package tlsstate
 
 import (
 	"crypto/tls"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -203,4 +204,39 @@ func TestReleaseDuringSlowLookup(t *testing.T) {
 	if st := s.Stats(); st.Computing != 0 || st.SlowLookups != 0 || st.Full != 0 {
 		t.Fatalf("after release: computing %d, slow %d, full %d", st.Computing, st.SlowLookups, st.Full)
 	}
+}
+
+// A lookup is given the handshake's context (ClientHelloInfo.Context), and
+// it ends when the connection goes away mid-lookup, so a lookup that waits
+// on the network (autocert's ACME order) can give up. Configs without
+// lookups hand crypto/tls a background context instead (handshake.go).
+func TestLookupContextEndsWithConnection(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	entered := make(chan struct{})
+	ended := make(chan error, 1)
+	cfg := &tls.Config{GetCertificate: func(h *tls.ClientHelloInfo) (*tls.Certificate, error) {
+		close(entered)
+		select {
+		case <-h.Context().Done():
+			ended <- nil
+		case <-time.After(10 * time.Second):
+			ended <- errors.New("the lookup's context was not done 10 s after its client left")
+		}
+		return nil, errors.New("no certificate")
+	}}
+	e := newEnv(t, Config{TLS: cfg})
+	raw, l := e.dialRaw()
+	if _, err := raw.Write(helloFor(t, "gone.example")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lookup was never called")
+	}
+	raw.Close()
+	if err := <-ended; err != nil {
+		t.Fatal(err)
+	}
+	l.wait(t)
 }

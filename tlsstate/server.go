@@ -35,6 +35,7 @@ type Server struct {
 	maxQueue   int
 	slowLookup time.Duration
 	maxSlow    int32
+	lookups    bool         // the config has a callback that sees ClientHelloInfo.Context
 	slow       atomic.Int32 // handshake goroutines inside a slow lookup
 	mu         sync.Mutex
 	computing  int // goroutines holding a slot
@@ -63,6 +64,8 @@ func NewServer(cfg Config) (*Server, error) {
 		maxSlow:    int32(min(c.MaxSlowLookups, 1<<30)),
 	}
 	wrapLookups(s.tls)
+	s.lookups = s.tls.GetCertificate != nil || s.tls.GetConfigForClient != nil ||
+		s.tls.GetEncryptedClientHelloKeys != nil
 	s.stats.init()
 	return s, nil
 }
