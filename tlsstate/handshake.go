@@ -32,7 +32,7 @@ func (c *Conn) begin() (*tls.Conn, context.Context, bool) {
 // registrations per handshake). The transport already fails a stopped
 // handshake's reads, so only a config with lookups is given the context.
 func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
-	if !c.s.lookups {
+	if !c.s.hasLookups() {
 		ctx = context.Background()
 	}
 	err := tc.HandshakeContext(ctx)

@@ -35,7 +35,6 @@ type Server struct {
 	maxQueue   int
 	slowLookup time.Duration
 	maxSlow    int32
-	lookups    bool         // the config has a callback that sees ClientHelloInfo.Context
 	slow       atomic.Int32 // handshake goroutines inside a slow lookup
 	mu         sync.Mutex
 	computing  int // goroutines holding a slot
@@ -64,10 +63,15 @@ func NewServer(cfg Config) (*Server, error) {
 		maxSlow:    int32(min(c.MaxSlowLookups, 1<<30)),
 	}
 	wrapLookups(s.tls)
-	s.lookups = s.tls.GetCertificate != nil || s.tls.GetConfigForClient != nil ||
-		s.tls.GetEncryptedClientHelloKeys != nil
 	s.stats.init()
 	return s, nil
+}
+
+// hasLookups reports whether the config has a callback that sees the
+// handshake's context (ClientHelloInfo.Context).
+func (s *Server) hasLookups() bool {
+	return s.tls.GetCertificate != nil || s.tls.GetConfigForClient != nil ||
+		s.tls.GetEncryptedClientHelloKeys != nil
 }
 
 // admit gives c a handshake goroutine or a place in the queue. c must be
