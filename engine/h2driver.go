@@ -35,6 +35,9 @@ type h2Driver struct {
 	refillArmed bool
 	refillDelay time.Duration
 	refillMark  int // below() when the timer was armed
+	// lentAfterFree: pooled buffers of freed streams that http2.Conn
+	// still frames from (h2outbuf.go).
+	lentAfterFree []h2LentBuf
 }
 
 // newH2Driver starts HTTP/2 on c. Loop only.
@@ -312,6 +315,9 @@ func (d *h2Driver) output() {
 			c.out = c.out[:0]
 		}
 		d.events() // EventWritable as windows and queues make room
+	}
+	if len(d.lentAfterFree) > 0 {
+		d.reclaimLentAfterFree()
 	}
 	if d.h2.Finished() {
 		c.closeWhenDone()

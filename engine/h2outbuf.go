@@ -10,9 +10,10 @@ import (
 // A streamed HTTP/2 response's body travels in buffers that go round
 // between the handler's side and the loop instead of being allocated per
 // hand-over: the handler appends to out.body (queueBody); the loop takes
-// that buffer as its pend (collect) and, once http2.Conn has copied all of
-// it (pump), hands it back as the stream's spare, which the handler's next
-// write fills. Past maxPooledBody the buffers come from the large-body
+// that buffer as its pend (collect) and lends it to http2.Conn, which
+// frames straight from it (pump, http2.Conn.LendData); once all of it is
+// framed the buffer goes back as the stream's spare, which the handler's
+// next write fills. Past maxPooledBody the buffers come from the large-body
 // pools (largebody.go) and go back to them when the stream is freed, so
 // that a stream does not allocate its own either. A stream holds at most
 // four body buffers at a time (h2PooledBufs); before, two, with a fresh
@@ -32,6 +33,10 @@ type h2BodyBufs struct {
 	// (pendDrained) when http2.Conn has taken all of pend, when the stream
 	// is cut, or when an append moves pend to a larger array.
 	pendBuf []byte
+	// lent: the buffer http2.Conn frames lent bytes from (it may be
+	// pendBuf too). Nothing reuses it before http2.Conn.Lent reports
+	// false (reclaimLent).
+	lent []byte
 	// pooled: which buffers go back to the large-body pools; overflow:
 	// one more was taken than pooled can hold (checked when the stream is
 	// freed, not where it happens: that is under mu, on the handler's
@@ -49,12 +54,12 @@ func (b *h2BodyBufs) track(buf []byte) {
 
 // h2PooledBufs are the stream's body buffers that came from the
 // large-body pools, by their first byte: only these go back to them. At
-// most four live at once: the handler's out.body, the spare, the loop's
-// pend and the out.body it is taking over (collect holds it between its
-// two turns of mu).
-type h2PooledBufs [4]*byte
+// most five live at once: the handler's out.body, the spare, the loop's
+// pend, the out.body it is taking over (collect holds it between its two
+// turns of mu) and the one http2.Conn still frames lent bytes from.
+type h2PooledBufs [5]*byte
 
-// add records b, reporting false when four are recorded already (never
+// add records b, reporting false when five are recorded already (never
 // expected: b is then left to the collector).
 func (p *h2PooledBufs) add(b []byte) bool {
 	for i := range p {
@@ -170,7 +175,39 @@ func (s *h2Stream) pendDrained() {
 	}
 	b := s.bufs.pendBuf
 	s.bufs.pendBuf = nil
-	s.keepSpare(b)
+	if !sameBuf(b, s.bufs.lent) {
+		s.keepSpare(b)
+	} // else reclaimLent frees it once http2.Conn has framed it
+}
+
+// lendPend records that http2.Conn took bytes of pend without a copy: the
+// buffer they are in waits for reclaimLent. A pend not in a buffer of the
+// round (a small one, or one an append moved) is nobody else's to reuse.
+// Called with mu held; loop only.
+func (s *h2Stream) lendPend() {
+	if s.bufs != nil && s.bufs.pendBuf != nil {
+		s.bufs.lent = s.bufs.pendBuf
+	}
+}
+
+// reclaimLent frees the lent buffer once http2.Conn frames nothing more
+// from it: as the spare, unless the loop's pend is still in it. Loop only.
+func (s *h2Stream) reclaimLent() {
+	s.mu.Lock()
+	if b := s.bufs; b != nil && b.lent != nil && !s.d.h2.Lent(s.id) {
+		lent := b.lent
+		b.lent = nil
+		if !sameBuf(lent, b.pendBuf) {
+			s.keepSpare(lent)
+		}
+	}
+	s.mu.Unlock()
+}
+
+// sameBuf reports whether a and b are (in) the same buffer, by their
+// first byte as h2PooledBufs knows them.
+func sameBuf(a, b []byte) bool {
+	return cap(a) > 0 && cap(b) > 0 && unsafe.SliceData(a) == unsafe.SliceData(b)
 }
 
 // keepSpare offers b (emptied: nobody reads it any more) for the
@@ -200,6 +237,11 @@ func (s *h2Stream) releaseBufs() {
 	s.out.body = nil
 	lost := false
 	if b := s.bufs; b != nil {
+		if b.lent != nil && s.d.h2.Lent(s.id) && b.pooled.remove(b.lent) {
+			// http2.Conn still frames from it: back to the pools later.
+			s.d.lentAfterFree = append(s.d.lentAfterFree, h2LentBuf{id: s.id, buf: b.lent})
+		}
+		s.releaseBuf(b.lent)
 		s.releaseBuf(b.spare)
 		s.releaseBuf(b.pendBuf)
 		lost = b.overflow || b.pooled != h2PooledBufs{}
@@ -209,4 +251,26 @@ func (s *h2Stream) releaseBufs() {
 	if gwistcheck && lost {
 		panic("gwist: an HTTP/2 stream lost track of a pooled body buffer")
 	}
+}
+
+// h2LentBuf is a freed stream's pooled buffer that http2.Conn still frames
+// lent bytes from: it goes back to the pools once Lent(id) is false.
+type h2LentBuf struct {
+	id  uint32
+	buf []byte
+}
+
+// reclaimLentAfterFree gives back the freed streams' buffers http2.Conn
+// no longer frames from. Loop only, after Output.
+func (d *h2Driver) reclaimLentAfterFree() {
+	keep := d.lentAfterFree[:0]
+	for _, l := range d.lentAfterFree {
+		if d.h2.Lent(l.id) {
+			keep = append(keep, l)
+		} else {
+			putLargeBuf(l.buf)
+		}
+	}
+	clear(d.lentAfterFree[len(keep):])
+	d.lentAfterFree = keep
 }

@@ -454,15 +454,17 @@ func (s *h2Stream) pump() {
 		return
 	}
 	ending := s.sent == sentEnding
-	drained := false
+	lent, drained := false, false
 	if len(s.pend) > 0 || ending && s.trailers == nil {
-		n, err := h.WriteData(s.id, s.pend, ending && s.trailers == nil)
+		s.reclaimLent()
+		n, err := h.LendData(s.id, s.pend, ending && s.trailers == nil)
 		if err != nil {
 			s.sent = sentCut
 			s.fail(ErrClientGone)
 			return
 		}
-		drained = n == len(s.pend) && n > 0 // http2.Conn copied it all
+		lent = n > 0 && h.Lent(s.id)
+		drained = n == len(s.pend) && n > 0 // http2.Conn took it all
 		s.pend = s.pend[n:]
 		switch {
 		case n > 0:
@@ -483,6 +485,9 @@ func (s *h2Stream) pump() {
 	}
 	s.mu.Lock()
 	s.backlog = len(s.pend)
+	if lent {
+		s.lendPend()
+	}
 	if drained {
 		s.pendDrained()
 	}
@@ -525,6 +530,7 @@ func (s *h2Stream) drop(err error) {
 	s.mu.Lock()
 	s.pendDrained() // dropped, not sent: free all the same
 	s.mu.Unlock()
+	s.reclaimLent() // the stream's reset dropped what http2.Conn held
 	s.pend = nil
 	s.fail(err)
 	s.ex.cancel.cancel(context.Canceled)

@@ -28,6 +28,7 @@
 //	// Responses, on the owner, from what handlers produced:
 //	c.WriteHeaders(id, 200, fields, false)
 //	k, _ := c.WriteData(id, body, true) // takes up to Writable(id); the rest after EventWritable
+//	// or c.LendData(id, body, true): no copy; leave body[:k] alone until !c.Lent(id)
 //	c.WriteTrailers(id, trailers)       // or end with WriteData(id, nil, true)
 //	c.Release(id)
 //	// Then write what is due, within the transport's room:

@@ -116,6 +116,8 @@ func (c *Conn) wakeBlocked() {
 		switch {
 		case st.closed() || st.released:
 			st.blocked = false
+		case st.lent && st.pending() > 0:
+			keep = append(keep, st) // LendData takes more once these are framed
 		case c.room(st) >= want || (st.pending() == 0 && c.room(st) > 0):
 			st.blocked = false
 			c.events.push(Event{Kind: EventWritable, Stream: st.id})

@@ -69,7 +69,9 @@ func (c *Conn) WriteData(id uint32, p []byte, endStream bool) (int, error) {
 		if st.pendOff > 0 && st.pendOff == len(st.pend) {
 			st.pend, st.pendOff = st.pend[:0], 0
 		}
-		st.pend = append(st.pend, p[:n]...)
+		// Lent bytes have no room after them (LendData caps them): the
+		// append moves them to a buffer of the connection's own.
+		st.pend, st.lent = append(st.pend, p[:n]...), false
 		c.queued += n
 	}
 	if n < len(p) {
@@ -79,6 +81,49 @@ func (c *Conn) WriteData(id uint32, p []byte, endStream bool) (int, error) {
 	}
 	c.schedule(st)
 	return n, nil
+}
+
+// LendData is WriteData without the copy: the stream frames its DATA from
+// p itself. The caller must leave the bytes it took (the first n of p)
+// unchanged until Lent(id) reports false: they are then framed, or
+// dropped with the stream. It takes bytes only while nothing lent before
+// waits on the stream; otherwise it takes none and, as when the queue is
+// full, an EventWritable follows once the lent bytes are framed. What the
+// stream holds in a copy (WriteData) goes out first. An empty p is
+// WriteData's.
+func (c *Conn) LendData(id uint32, p []byte, endStream bool) (int, error) {
+	st, err := c.liveStream(id)
+	if err != nil {
+		return 0, err
+	}
+	if len(p) == 0 || st.pending() > 0 && !st.lent {
+		return c.WriteData(id, p, endStream)
+	}
+	if !st.headersSent {
+		return 0, ErrNoHeaders
+	}
+	n := 0
+	if st.pending() == 0 {
+		n = min(len(p), c.room(st))
+	}
+	if n > 0 {
+		st.pend, st.pendOff, st.lent = p[:n:n], 0, true
+		c.queued += n
+	}
+	if n < len(p) {
+		c.block(st)
+	} else if endStream {
+		st.endQueued = true
+	}
+	c.schedule(st)
+	return n, nil
+}
+
+// Lent reports whether stream id still frames DATA from bytes LendData
+// took, which their owner must leave unchanged until then.
+func (c *Conn) Lent(id uint32) bool {
+	st := c.streams[id]
+	return st != nil && st.lent
 }
 
 // WriteTrailers ends stream id's response with trailer fields, sent after

@@ -167,8 +167,8 @@ func (c *Conn) emit(dst []byte, st *stream) (out []byte, sent, again bool) {
 		c.sendWindow -= int64(n)
 		c.queued -= n
 		if st.pendOff == len(st.pend) {
-			if cap(st.pend) > c.cfg.MaxStreamQueued {
-				st.pend = nil
+			if st.lent || cap(st.pend) > c.cfg.MaxStreamQueued {
+				st.pend, st.lent = nil, false // lent bytes go back to their owner
 			} else {
 				st.pend = st.pend[:0]
 			}
@@ -198,7 +198,7 @@ func (c *Conn) emit(dst []byte, st *stream) (out []byte, sent, again bool) {
 // dropOutput forgets a closed stream's queued DATA.
 func (c *Conn) dropOutput(st *stream) {
 	c.queued -= st.pending()
-	st.pend, st.pendOff, st.trailer = nil, 0, nil
+	st.pend, st.pendOff, st.lent, st.trailer = nil, 0, false, nil
 	if st.inReady {
 		st.inReady = false
 		for i, s := range c.ready {
@@ -214,7 +214,7 @@ func (c *Conn) dropOutput(st *stream) {
 // dropAllOutput forgets every stream's queued DATA (the connection failed).
 func (c *Conn) dropAllOutput() {
 	for _, st := range c.streams {
-		st.pend, st.pendOff, st.trailer, st.inReady = nil, 0, nil, false
+		st.pend, st.pendOff, st.lent, st.trailer, st.inReady = nil, 0, false, nil, false
 	}
 	c.ready, c.queued = nil, 0
 }

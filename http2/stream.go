@@ -30,6 +30,7 @@ type stream struct {
 	headersSent bool
 	pend        []byte // DATA queued, from pendOff on
 	pendOff     int
+	lent        bool                // pend is the caller's (LendData), not a copy
 	endQueued   bool                // END_STREAM (or trailers) after pend
 	trailer     []http1.HeaderField // trailers to send after pend
 	hasTrailer  bool
