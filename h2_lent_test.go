@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gwist/gwist"
 	xh2 "golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
 )
@@ -33,14 +34,59 @@ func TestHTTP2LentBufferOutlivesItsStream(t *testing.T) {
 	}
 	plain, _ := staticBoth(t, root)
 	for range 3 {
-		lentRound(t, plain, want)
+		lentRound(t, plain, "/static/a.bin", want, size-4<<10, func() {
+			time.Sleep(100 * time.Millisecond) // the handler returns, the stream is freed
+			fetchConcurrently(t, "http://"+plain+"/static/b.bin", size)
+		})
 	}
 }
 
-// lentRound fetches a.bin (want) with its last 4 KiB held back by the
-// window while 16 b.bin go through, then lets them come.
-func lentRound(t *testing.T, plain string, want []byte) {
-	size, held := len(want), 4<<10
+// While its first bytes wait for the window, a large file's handler goes
+// on reading it into the stream's buffers: none of them may be one the
+// waiting bytes are still framed from (the buffer the loop has taken all
+// of stays out of the round while its bytes are lent). Where the window
+// shuts against the buffers' ends depends on timing: twelve places.
+func TestHTTP2LentBufferNotRefilledWhileFramed(t *testing.T) {
+	root := t.TempDir()
+	const size = 2 << 20
+	want := bigFile(t, root, "a.bin", size)
+	plain, _ := staticBoth(t, root)
+	for k := range 12 {
+		window := k*48<<10 + 20000
+		lentRound(t, plain, "/static/a.bin", want, window, func() {
+			time.Sleep(30 * time.Millisecond) // the handler fills the queue
+		})
+	}
+}
+
+// fetchConcurrently GETs url 16 times at once over h2c, each response
+// size bytes.
+func fetchConcurrently(t *testing.T, url string, size int) {
+	c := h2cClient(t)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := c.Get(url)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			if b, err := io.ReadAll(resp.Body); err != nil || len(b) != size || resp.StatusCode != http.StatusOK {
+				t.Errorf("%s: %d, %d bytes, %v", url, resp.StatusCode, len(b), err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// lentRound GETs path (whose body is want) over a raw h2c connection whose
+// stream window lets window bytes through, runs meanwhile, then opens the
+// window and checks every byte.
+func lentRound(t *testing.T, plain, path string, want []byte, window int, meanwhile func()) {
+	size := len(want)
 	conn, err := net.Dial("tcp", plain)
 	if err != nil {
 		t.Fatal(err)
@@ -50,11 +96,11 @@ func lentRound(t *testing.T, plain string, want []byte) {
 	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
 	var hb bytes.Buffer
 	enc := hpack.NewEncoder(&hb)
-	for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":path", "/static/a.bin"}, {":authority", "localhost"}} {
+	for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":path", path}, {":authority", "localhost"}} {
 		_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
 	}
 	_, _ = io.WriteString(conn, xh2.ClientPreface)
-	_ = fr.WriteSettings(xh2.Setting{ID: xh2.SettingInitialWindowSize, Val: uint32(size - held)})
+	_ = fr.WriteSettings(xh2.Setting{ID: xh2.SettingInitialWindowSize, Val: uint32(window)})
 	_ = fr.WriteWindowUpdate(0, 4<<20)
 	_ = fr.WriteHeaders(xh2.HeadersFrameParam{StreamID: 1, BlockFragment: hb.Bytes(), EndHeaders: true, EndStream: true})
 
@@ -63,7 +109,7 @@ func lentRound(t *testing.T, plain string, want []byte) {
 	readUntil := func(n int) {
 		t.Helper()
 		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-		for len(got) < n && !ended {
+		for (len(got) < n || n == size) && !ended { // the whole body: until END_STREAM
 			f, err := fr.ReadFrame()
 			if err != nil {
 				t.Fatalf("after %d bytes: %v", len(got), err)
@@ -83,38 +129,54 @@ func lentRound(t *testing.T, plain string, want []byte) {
 			}
 		}
 	}
-	readUntil(size - held)
-	if len(got) != size-held {
-		t.Fatalf("got %d bytes before the window shut, want %d", len(got), size-held)
+	readUntil(window)
+	if len(got) != window {
+		t.Fatalf("got %d bytes before the window shut, want %d", len(got), window)
 	}
-	time.Sleep(100 * time.Millisecond) // the handler returns, the stream is freed
-
-	c := h2cClient(t)
-	var wg sync.WaitGroup
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			resp, err := c.Get("http://" + plain + "/static/b.bin")
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer resp.Body.Close()
-			if b, err := io.ReadAll(resp.Body); err != nil || len(b) != size || resp.StatusCode != http.StatusOK {
-				t.Errorf("b.bin: %d, %d bytes, %v", resp.StatusCode, len(b), err)
-			}
-		}()
-	}
-	wg.Wait()
-
-	_ = fr.WriteWindowUpdate(1, uint32(held))
+	meanwhile()
+	_ = fr.WriteWindowUpdate(1, uint32(size-window))
 	readUntil(size)
 	if !ended || !bytes.Equal(got, want) {
 		i := 0
 		for i < min(len(got), len(want)) && got[i] == want[i] {
 			i++
 		}
-		t.Fatalf("a.bin: %d bytes (ended %v), want %d; first difference at byte %d", len(got), ended, size, i)
+		t.Fatalf("%s, window %d: %d bytes (ended %v), want %d; first difference at byte %d", path, window, len(got), ended, size, i)
+	}
+}
+
+// A buffer whose last bytes wait for the window, lent whole, must not
+// become the spare the handler's next write fills while a later piece
+// waits behind them: here the handler writes 80 KiB of A, 10 KiB of B and
+// 100 KiB of C (which would fill that buffer from its start) while the
+// client's window stops the A at 70 KiB.
+func TestHTTP2LentBufferNotReusedByNextWrite(t *testing.T) {
+	pieces := []struct {
+		b byte
+		n int
+	}{{'A', 80 << 10}, {'B', 10 << 10}, {'C', 100 << 10}}
+	app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
+	app.GET("/pieces", func(c *gwist.Ctx) error {
+		c.SetHeader("Content-Type", "application/octet-stream")
+		for _, p := range pieces {
+			if _, err := c.Write(bytes.Repeat([]byte{p.b}, p.n)); err != nil {
+				return err
+			}
+			if err := c.Flush(); err != nil {
+				return err
+			}
+			time.Sleep(50 * time.Millisecond) // the loop takes the piece
+		}
+		return nil
+	})
+	plain := startApp(t, app)
+	var want []byte
+	for _, p := range pieces {
+		want = append(want, bytes.Repeat([]byte{p.b}, p.n)...)
+	}
+	for range 2 {
+		lentRound(t, plain, "/pieces", want, 70<<10, func() {
+			time.Sleep(200 * time.Millisecond) // every piece written
+		})
 	}
 }

@@ -33,10 +33,6 @@ type h2BodyBufs struct {
 	// (pendDrained) when http2.Conn has taken all of pend, when the stream
 	// is cut, or when an append moves pend to a larger array.
 	pendBuf []byte
-	// lent: the buffer http2.Conn frames lent bytes from (it may be
-	// pendBuf too). Nothing reuses it before http2.Conn.Lent reports
-	// false (reclaimLent).
-	lent []byte
 	// pooled: which buffers go back to the large-body pools; overflow:
 	// one more was taken than pooled can hold (checked when the stream is
 	// freed, not where it happens: that is under mu, on the handler's
@@ -175,31 +171,32 @@ func (s *h2Stream) pendDrained() {
 	}
 	b := s.bufs.pendBuf
 	s.bufs.pendBuf = nil
-	if !sameBuf(b, s.bufs.lent) {
+	if !sameBuf(b, s.lent) {
 		s.keepSpare(b)
 	} // else reclaimLent frees it once http2.Conn has framed it
 }
 
 // lendPend records that http2.Conn took bytes of pend without a copy: the
-// buffer they are in waits for reclaimLent. A pend not in a buffer of the
-// round (a small one, or one an append moved) is nobody else's to reuse.
-// Called with mu held; loop only.
+// buffer they are in (s.lent) waits for reclaimLent. A pend not in a
+// buffer of the round (a small one, or one an append moved) is nobody
+// else's to reuse. Called with mu held; loop only.
 func (s *h2Stream) lendPend() {
 	if s.bufs != nil && s.bufs.pendBuf != nil {
-		s.bufs.lent = s.bufs.pendBuf
+		s.lent = s.bufs.pendBuf
 	}
 }
 
 // reclaimLent frees the lent buffer once http2.Conn frames nothing more
 // from it: as the spare, unless the loop's pend is still in it. Loop only.
 func (s *h2Stream) reclaimLent() {
+	if s.lent == nil || s.d.h2.Lent(s.id) {
+		return
+	}
+	lent := s.lent
+	s.lent = nil
 	s.mu.Lock()
-	if b := s.bufs; b != nil && b.lent != nil && !s.d.h2.Lent(s.id) {
-		lent := b.lent
-		b.lent = nil
-		if !sameBuf(lent, b.pendBuf) {
-			s.keepSpare(lent)
-		}
+	if !sameBuf(lent, s.bufs.pendBuf) {
+		s.keepSpare(lent)
 	}
 	s.mu.Unlock()
 }
@@ -237,11 +234,12 @@ func (s *h2Stream) releaseBufs() {
 	s.out.body = nil
 	lost := false
 	if b := s.bufs; b != nil {
-		if b.lent != nil && s.d.h2.Lent(s.id) && b.pooled.remove(b.lent) {
+		if s.lent != nil && s.d.h2.Lent(s.id) && b.pooled.remove(s.lent) {
 			// http2.Conn still frames from it: back to the pools later.
-			s.d.lentAfterFree = append(s.d.lentAfterFree, h2LentBuf{id: s.id, buf: b.lent})
+			s.d.lentAfterFree = append(s.d.lentAfterFree, h2LentBuf{id: s.id, buf: s.lent})
 		}
-		s.releaseBuf(b.lent)
+		s.releaseBuf(s.lent)
+		s.lent = nil
 		s.releaseBuf(b.spare)
 		s.releaseBuf(b.pendBuf)
 		lost = b.overflow || b.pooled != h2PooledBufs{}

@@ -72,8 +72,11 @@ type h2Stream struct {
 	// read timeout (h2bodytimer.go).
 	bodyAt int64
 	// sent is how far the response has gone out.
-	sent      h2SentState
-	pend      []byte // body bytes http2.Conn has not taken yet
+	sent h2SentState
+	pend []byte // body bytes http2.Conn has not taken yet
+	// lent: the buffer of the round (h2outbuf.go) http2.Conn frames lent
+	// bytes from; nothing reuses it before Lent reports false.
+	lent      []byte
 	trailers  []http1.HeaderField
 	freed     bool
 	uncounted bool  // left Server.h2streams (free, or the connection's close)
@@ -463,7 +466,7 @@ func (s *h2Stream) pump() {
 			s.fail(ErrClientGone)
 			return
 		}
-		lent = n > 0 && h.Lent(s.id)
+		lent = n > 0                        // (LendData copies only behind bytes WriteData queued: never here)
 		drained = n == len(s.pend) && n > 0 // http2.Conn took it all
 		s.pend = s.pend[n:]
 		switch {
