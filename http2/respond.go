@@ -57,30 +57,7 @@ func (c *Conn) WriteHeaders(id uint32, status int, fields []http1.HeaderField, e
 // than len(p) (endStream is then ignored) an EventWritable follows once
 // there is room. endStream ends the response after p.
 func (c *Conn) WriteData(id uint32, p []byte, endStream bool) (int, error) {
-	st, err := c.liveStream(id)
-	if err != nil {
-		return 0, err
-	}
-	if !st.headersSent {
-		return 0, ErrNoHeaders
-	}
-	n := min(len(p), c.room(st))
-	if n > 0 {
-		if st.pendOff > 0 && st.pendOff == len(st.pend) {
-			st.pend, st.pendOff = st.pend[:0], 0
-		}
-		// Lent bytes have no room after them (LendData caps them): the
-		// append moves them to a buffer of the connection's own.
-		st.pend, st.lent = append(st.pend, p[:n]...), false
-		c.queued += n
-	}
-	if n < len(p) {
-		c.block(st)
-	} else if endStream {
-		st.endQueued = true
-	}
-	c.schedule(st)
-	return n, nil
+	return c.queueData(id, p, endStream, false)
 }
 
 // LendData is WriteData without the copy: the stream frames its DATA from
@@ -88,28 +65,39 @@ func (c *Conn) WriteData(id uint32, p []byte, endStream bool) (int, error) {
 // unchanged until Lent(id) reports false: they are then framed, or
 // dropped with the stream. It takes bytes only while nothing lent before
 // waits on the stream; otherwise it takes none and, as when the queue is
-// full, an EventWritable follows once the lent bytes are framed. What the
-// stream holds in a copy (WriteData) goes out first. An empty p is
-// WriteData's.
+// full, an EventWritable follows once the lent bytes are framed. Behind
+// bytes WriteData copied, it copies too.
 func (c *Conn) LendData(id uint32, p []byte, endStream bool) (int, error) {
+	return c.queueData(id, p, endStream, true)
+}
+
+// queueData is WriteData (lend false) and LendData (lend true).
+func (c *Conn) queueData(id uint32, p []byte, endStream, lend bool) (int, error) {
 	st, err := c.liveStream(id)
 	if err != nil {
 		return 0, err
 	}
-	if len(p) == 0 || st.pending() > 0 && !st.lent {
-		return c.WriteData(id, p, endStream)
-	}
 	if !st.headersSent {
 		return 0, ErrNoHeaders
 	}
-	n := 0
-	if st.pending() == 0 {
-		n = min(len(p), c.room(st))
+	lend = lend && (st.pending() == 0 || st.lent)
+	n := min(len(p), c.room(st))
+	if lend && st.pending() > 0 {
+		n = 0 // behind lent bytes: once they are framed
 	}
-	if n > 0 {
+	switch {
+	case n == 0:
+	case lend:
 		st.pend, st.pendOff, st.lent = p[:n:n], 0, true
-		c.queued += n
+	default:
+		if st.pendOff > 0 && st.pendOff == len(st.pend) {
+			st.pend, st.pendOff = st.pend[:0], 0
+		}
+		// Lent bytes have no room after them (LendData caps them): the
+		// append moves them to a buffer of the connection's own.
+		st.pend, st.lent = append(st.pend, p[:n]...), false
 	}
+	c.queued += n
 	if n < len(p) {
 		c.block(st)
 	} else if endStream {
