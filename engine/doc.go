@@ -54,7 +54,8 @@
 //	  h2ready.go markReady
 //	(handoff.go post, once per connection while its streams wait)
 //	  ⇒ loop: h2ready.go, for every ready stream: h2stream.go collect, sendHead, pump
-//	    (http2 WriteHeaders, WriteData; a buffer it copied whole is the spare) →
+//	    (http2 WriteHeaders, LendData: framed from the buffer itself, which is
+//	    the spare once framed whole, h2outbuf.go reclaimLent) →
 //	    h2driver.go output (http2 Output, framed into conn.out, written every 60 KiB) →
 //	    conn.go finishCallback → io.go writeWire
 //	  ⇒ worker, while more than Config.MaxStreamQueued waits: woken by pump

@@ -16,7 +16,7 @@ import (
 // next write fills. Past maxPooledBody the buffers come from the large-body
 // pools (largebody.go) and go back to them when the stream is freed, so
 // that a stream does not allocate its own either. A stream holds at most
-// four body buffers at a time (h2PooledBufs); before, two, with a fresh
+// five body buffers at a time (h2PooledBufs); before, two, with a fresh
 // out.body per hand-over. Small responses never get this far: a stream's
 // h2BodyBufs is allocated when it first has a buffer worth keeping.
 
