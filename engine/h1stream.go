@@ -183,7 +183,9 @@ func (st *stream) write(p []byte) (int, error) {
 			st.err = ErrBodyLength
 			return 0, st.err
 		}
-		st.pend = append(st.pend, p...)
+		if err := st.queueBody(p); err != nil {
+			return 0, st.fail(err)
+		}
 	case http1.FramingChunked:
 		if len(p) == 0 {
 			return 0, nil
@@ -191,13 +193,28 @@ func (st *stream) write(p []byte) (int, error) {
 		st.pend = http1.AppendChunkHeader(st.pend, len(p))
 		st.pend = append(append(st.pend, p...), "\r\n"...)
 	default:
-		st.pend = append(st.pend, p...)
+		if err := st.queueBody(p); err != nil {
+			return 0, st.fail(err)
+		}
 	}
 	st.sent += int64(len(p))
 	if err := st.fail(st.drain(st.b.c.config().MaxStreamQueued)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// queueBody hands unframed body bytes to the wire straight from p when
+// the worker owns the write side and nothing waits before them (no copy
+// into pend; outbound.pushBody), else queues them in pend.
+func (st *stream) queueBody(p []byte) error {
+	if st.owns && fdWriteReach.on() {
+		if took, err := st.pushBody(p); took || err != nil {
+			return err
+		}
+	}
+	st.pend = append(st.pend, p...)
+	return nil
 }
 
 // fail makes err sticky (nil stays nil). The request's context is

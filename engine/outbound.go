@@ -102,15 +102,10 @@ func (o *outbound) push() error {
 			if c.wpending {
 				return nil // the loop's ciphertext goes first; wait sees it
 			}
-			var err error
-			if o.wire, err = c.seal(o.wire, o.pend); err != nil {
+			if err := o.sealLocked(o.pend); err != nil {
 				return err
 			}
 			o.pend = o.pend[:0]
-			if o.first {
-				o.first = false
-				c.tls.MarkFirstResponse(time.Now())
-			}
 		}
 	} else if len(o.pend) > 0 {
 		if len(o.wire) == 0 {
@@ -120,11 +115,61 @@ func (o *outbound) push() error {
 			o.pend = o.pend[:0]
 		}
 	}
-	if len(o.wire) == 0 {
+	return o.writeWireLocked(o.wire)
+}
+
+// pushBody is push for body bytes p the stream has not copied into pend:
+// over TLS they are sealed from p, in plaintext written from p, and only
+// what the socket does not take is kept. It reports false, having done
+// nothing, when p must wait in pend instead (pend holds bytes, or the
+// loop's ciphertext goes first). The caller owns the write side
+// (o.owns) and has fd writes on.
+func (o *outbound) pushBody(p []byte) (bool, error) {
+	c := o.c
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.wclosed {
+		return false, ErrClientGone
+	}
+	if len(o.pend) > 0 || c.isTLS() && c.wpending {
+		return false, nil
+	}
+	if c.isTLS() {
+		if err := o.sealLocked(p); err != nil {
+			return false, err
+		}
+		return true, o.writeWireLocked(o.wire)
+	}
+	if len(o.wire) > 0 {
+		o.wire = append(o.wire, p...)
+		return true, o.writeWireLocked(o.wire)
+	}
+	return true, o.writeWireLocked(p)
+}
+
+// sealLocked encrypts plain onto the wire, stamping the connection's first
+// TLS response. The caller holds wmu.
+func (o *outbound) sealLocked(plain []byte) error {
+	var err error
+	if o.wire, err = o.c.seal(o.wire, plain); err != nil {
+		return err
+	}
+	if o.first {
+		o.first = false
+		o.c.tls.MarkFirstResponse(time.Now())
+	}
+	return nil
+}
+
+// writeWireLocked writes b (the wire, or body bytes with the wire empty)
+// to the socket; what it does not take becomes the wire. The caller holds
+// wmu.
+func (o *outbound) writeWireLocked(b []byte) error {
+	if len(b) == 0 {
 		return nil
 	}
-	rest, err := writeFD(c.fd, o.wire)
-	if len(rest) < len(o.wire) {
+	rest, err := writeFD(o.c.fd, b)
+	if len(rest) < len(b) {
 		o.progress = time.Now()
 	}
 	o.wire = append(o.wire[:0], rest...)
