@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -19,8 +20,8 @@ import (
 // HTTP/2 frames a response body straight from the stream's buffer
 // (http2.Conn.LendData). A stream whose last bytes wait for the client's
 // window is freed once its handler returned and everything was handed
-// over; its buffer must not go back to the pools, where the next
-// response would fill it, before those bytes are framed. Here the first
+// over; its buffer goes back to the pools, where the next response fills
+// it, only once http2.Conn holds a copy of those bytes (Unlend). Here the first
 // response's last 4 KiB wait while 16 other responses of the same size
 // take buffers; then they arrive as the file's own. Three rounds: which
 // pooled buffer a response gets depends on the P it runs on, and one
@@ -59,6 +60,33 @@ func TestHTTP2LentBufferNotRefilledWhileFramed(t *testing.T) {
 	}
 }
 
+// dialWindow opens a raw h2c connection (x/net's Framer) whose streams
+// start with a window of window bytes (the connection's is large), and
+// returns it with a function that GETs a path on a new stream.
+func dialWindow(t *testing.T, plain string, window int) (net.Conn, *xh2.Framer, func(id uint32, path string)) {
+	t.Helper()
+	conn, err := net.Dial("tcp", plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fr := xh2.NewFramer(conn, conn)
+	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
+	_, _ = io.WriteString(conn, xh2.ClientPreface)
+	_ = fr.WriteSettings(xh2.Setting{ID: xh2.SettingInitialWindowSize, Val: uint32(window)})
+	_ = fr.WriteWindowUpdate(0, 1<<30)
+	var hb bytes.Buffer
+	enc := hpack.NewEncoder(&hb)
+	get := func(id uint32, path string) {
+		hb.Reset()
+		for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":path", path}, {":authority", "localhost"}} {
+			_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+		}
+		_ = fr.WriteHeaders(xh2.HeadersFrameParam{StreamID: id, BlockFragment: hb.Bytes(), EndHeaders: true, EndStream: true})
+	}
+	return conn, fr, get
+}
+
 // fetchConcurrently GETs url 16 times at once over h2c, each response
 // size bytes.
 func fetchConcurrently(t *testing.T, url string, size int) {
@@ -87,22 +115,8 @@ func fetchConcurrently(t *testing.T, url string, size int) {
 // window and checks every byte.
 func lentRound(t *testing.T, plain, path string, want []byte, window int, meanwhile func()) {
 	size := len(want)
-	conn, err := net.Dial("tcp", plain)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	fr := xh2.NewFramer(conn, conn)
-	fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
-	var hb bytes.Buffer
-	enc := hpack.NewEncoder(&hb)
-	for _, f := range [][2]string{{":method", "GET"}, {":scheme", "http"}, {":path", path}, {":authority", "localhost"}} {
-		_ = enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
-	}
-	_, _ = io.WriteString(conn, xh2.ClientPreface)
-	_ = fr.WriteSettings(xh2.Setting{ID: xh2.SettingInitialWindowSize, Val: uint32(window)})
-	_ = fr.WriteWindowUpdate(0, 4<<20)
-	_ = fr.WriteHeaders(xh2.HeadersFrameParam{StreamID: 1, BlockFragment: hb.Bytes(), EndHeaders: true, EndStream: true})
+	conn, fr, get := dialWindow(t, plain, window)
+	get(1, path)
 
 	var got []byte
 	ended := false
@@ -178,5 +192,83 @@ func TestHTTP2LentBufferNotReusedByNextWrite(t *testing.T) {
 		lentRound(t, plain, "/pieces", want, 70<<10, func() {
 			time.Sleep(200 * time.Millisecond) // every piece written
 		})
+	}
+}
+
+// Streams freed while their last bytes wait for the peer's window pin at
+// most h2MaxParkedLent (2 MiB) of body buffers per connection; past it
+// the connection keeps copies of those bytes: 64 streams of a 400 KiB
+// file, each held 4 KiB short of its end, where pinning each stream's
+// buffer (512 KiB) would pin 32 MiB until the windows open. Then 16 other
+// responses take buffers, the windows open, and every stream ends with
+// the file's own bytes (the copies and the parked buffers both hold).
+func TestHTTP2FreedStreamsPinNoBuffers(t *testing.T) {
+	root := t.TempDir()
+	const size, held, streams = 400 << 10, 4 << 10, 64
+	want := bigFile(t, root, "big.bin", size)
+	if err := os.WriteFile(filepath.Join(root, "b.bin"), bytes.Repeat([]byte{0xEE}, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := staticBoth(t, root)
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC() // and the pools' victims
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	before := heap()
+
+	conn, fr, get := dialWindow(t, plain, size-held)
+	for i := range streams {
+		get(uint32(2*i+1), "/static/big.bin")
+	}
+	got := map[uint32]int{}
+	tails := map[uint32][]byte{}
+	full, ended := 0, 0
+	readUntil := func(done func() bool) {
+		t.Helper()
+		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		for !done() {
+			f, err := fr.ReadFrame()
+			if err != nil {
+				t.Fatalf("%d streams at their window, %d ended: %v", full, ended, err)
+			}
+			switch f := f.(type) {
+			case *xh2.SettingsFrame:
+				if !f.IsAck() {
+					_ = fr.WriteSettingsAck()
+				}
+			case *xh2.DataFrame:
+				id := f.StreamID
+				if got[id] >= size-held {
+					tails[id] = append(tails[id], f.Data()...)
+				}
+				if got[id] += len(f.Data()); got[id] == size-held {
+					full++
+				}
+				if f.StreamEnded() {
+					ended++
+				}
+			case *xh2.RSTStreamFrame, *xh2.GoAwayFrame:
+				t.Fatalf("%v", f)
+			}
+		}
+	}
+	readUntil(func() bool { return full == streams })
+	time.Sleep(200 * time.Millisecond) // the last handlers return, their streams are freed
+	if grew := int64(heap()) - int64(before); grew > 8<<20 {
+		t.Errorf("the heap grew by %d KiB with %d freed streams waiting for their windows", grew>>10, streams)
+	}
+
+	fetchConcurrently(t, "http://"+plain+"/static/b.bin", size)
+	for i := range streams {
+		_ = fr.WriteWindowUpdate(uint32(2*i+1), held)
+	}
+	readUntil(func() bool { return ended == streams })
+	for id, tail := range tails {
+		if !bytes.Equal(tail, want[size-held:]) {
+			t.Fatalf("stream %d: its last %d bytes are not the file's", id, held)
+		}
 	}
 }

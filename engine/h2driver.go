@@ -36,8 +36,9 @@ type h2Driver struct {
 	refillDelay time.Duration
 	refillMark  int // below() when the timer was armed
 	// lentAfterFree: pooled buffers of freed streams that http2.Conn
-	// still frames from (h2outbuf.go).
+	// still frames from, lentParked bytes of them (h2outbuf.go).
 	lentAfterFree []h2LentBuf
+	lentParked    int
 }
 
 // newH2Driver starts HTTP/2 on c. Loop only.

@@ -234,12 +234,10 @@ func (s *h2Stream) releaseBufs() {
 	s.out.body = nil
 	lost := false
 	if b := s.bufs; b != nil {
-		if s.lent != nil && s.d.h2.Lent(s.id) && b.pooled.remove(s.lent) {
-			// http2.Conn still frames from it: back to the pools later.
-			s.d.lentAfterFree = append(s.d.lentAfterFree, h2LentBuf{id: s.id, buf: s.lent})
+		if s.lent != nil {
+			s.d.releaseLent(s.id, s.lent, &b.pooled)
+			s.lent = nil
 		}
-		s.releaseBuf(s.lent)
-		s.lent = nil
 		s.releaseBuf(b.spare)
 		s.releaseBuf(b.pendBuf)
 		lost = b.overflow || b.pooled != h2PooledBufs{}
@@ -251,11 +249,34 @@ func (s *h2Stream) releaseBufs() {
 	}
 }
 
+// h2MaxParkedLent bounds the buffers of freed streams one connection keeps
+// for http2.Conn to frame from (by capacity). The last bytes of a response
+// are usually framed by the next Output; past this, bytes that wait for a
+// peer's window are copied instead (Unlend), so that streams finished in
+// front of a shut window cannot pin a buffer each.
+const h2MaxParkedLent = 2 << 20
+
 // h2LentBuf is a freed stream's pooled buffer that http2.Conn still frames
 // lent bytes from: it goes back to the pools once Lent(id) is false.
 type h2LentBuf struct {
 	id  uint32
 	buf []byte
+}
+
+// releaseLent gives back a freed stream's lent buffer: at once when
+// http2.Conn frames nothing from it (or holds a copy of what it has not
+// framed yet, past h2MaxParkedLent), after a later Output otherwise.
+// Called with the stream's mu held; loop only.
+func (d *h2Driver) releaseLent(id uint32, buf []byte, pooled *h2PooledBufs) {
+	if d.h2.Lent(id) && d.lentParked+cap(buf) <= h2MaxParkedLent && pooled.remove(buf) {
+		d.lentAfterFree = append(d.lentAfterFree, h2LentBuf{id: id, buf: buf})
+		d.lentParked += cap(buf)
+		return
+	}
+	d.h2.Unlend(id)
+	if pooled.remove(buf) {
+		putLargeBuf(buf)
+	}
 }
 
 // reclaimLentAfterFree gives back the freed streams' buffers http2.Conn
@@ -265,9 +286,10 @@ func (d *h2Driver) reclaimLentAfterFree() {
 	for _, l := range d.lentAfterFree {
 		if d.h2.Lent(l.id) {
 			keep = append(keep, l)
-		} else {
-			putLargeBuf(l.buf)
+			continue
 		}
+		d.lentParked -= cap(l.buf)
+		putLargeBuf(l.buf)
 	}
 	clear(d.lentAfterFree[len(keep):])
 	d.lentAfterFree = keep

@@ -21,19 +21,26 @@ func dataOn(fs []xh2.Frame, id uint32) (b []byte, ended bool) {
 	return b, ended
 }
 
+// respondingPeer is a peer whose stream window is window, with stream 1's
+// request taken and its response head written.
+func respondingPeer(t *testing.T, window uint32) *peer {
+	p := newPeer(t, Config{})
+	p.handshake(xh2.Setting{ID: xh2.SettingInitialWindowSize, Val: window})
+	p.request(1, "GET", "/", true)
+	p.pump()
+	if err := p.c.WriteHeaders(1, 200, []http1.HeaderField{{Name: "Content-Type", Value: "text/plain"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // LendData frames from the caller's bytes, not a copy: a change made
 // before Output shows in the frames. Lent reports true until every lent
 // byte is framed. While lent bytes wait (the window is shut), LendData
 // takes nothing more and EventWritable comes only once they are framed;
 // then it lends the rest.
 func TestLendDataFramesTheCallersBytes(t *testing.T) {
-	p := newPeer(t, Config{})
-	p.handshake(xh2.Setting{ID: xh2.SettingInitialWindowSize, Val: 1000})
-	p.request(1, "GET", "/", true)
-	p.pump()
-	if err := p.c.WriteHeaders(1, 200, []http1.HeaderField{{Name: "Content-Type", Value: "text/plain"}}, false); err != nil {
-		t.Fatal(err)
-	}
+	p := respondingPeer(t, 1000)
 	body := bytes.Repeat([]byte("a"), 1500)
 	n, err := p.c.LendData(1, body, true)
 	if err != nil || n != len(body) {
@@ -68,13 +75,7 @@ func TestLendDataFramesTheCallersBytes(t *testing.T) {
 // EventWritable comes once they are framed, not when the queue merely has
 // room, and the next LendData lends again.
 func TestLendDataWaitsForLentBytes(t *testing.T) {
-	p := newPeer(t, Config{})
-	p.handshake(xh2.Setting{ID: xh2.SettingInitialWindowSize, Val: 100})
-	p.request(1, "GET", "/", true)
-	p.pump()
-	if err := p.c.WriteHeaders(1, 200, nil, false); err != nil {
-		t.Fatal(err)
-	}
+	p := respondingPeer(t, 100)
 	first := bytes.Repeat([]byte("1"), 300)
 	if n, _ := p.c.LendData(1, first, false); n != 300 {
 		t.Fatalf("first LendData took %d, want 300", n)
@@ -103,5 +104,27 @@ func TestLendDataWaitsForLentBytes(t *testing.T) {
 	got, ended := dataOn(p.frames(), 1)
 	if want := append(bytes.Repeat([]byte("1"), 300), second...); !bytes.Equal(got, want) || !ended {
 		t.Fatalf("framed %q (ended %v)", got, ended)
+	}
+}
+
+// Unlend: the stream keeps a copy of what it has not framed, so the
+// caller's later changes to its buffer do not reach the peer.
+func TestUnlendCopiesWhatIsNotFramed(t *testing.T) {
+	p := respondingPeer(t, 100)
+	body := bytes.Repeat([]byte("a"), 300)
+	if n, _ := p.c.LendData(1, body, true); n != 300 {
+		t.Fatalf("LendData took %d, want 300", n)
+	}
+	p.pump() // 100 framed
+	p.c.Unlend(1)
+	if p.c.Lent(1) {
+		t.Fatal("Lent true after Unlend")
+	}
+	copy(body, bytes.Repeat([]byte("X"), 300)) // the caller reuses its buffer
+	p.fr.WriteWindowUpdate(1, 200)
+	p.pump()
+	got, ended := dataOn(p.frames(), 1)
+	if !bytes.Equal(got, bytes.Repeat([]byte("a"), 300)) || !ended {
+		t.Fatalf("framed %q (ended %v), want 300 a's", got, ended)
 	}
 }

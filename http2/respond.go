@@ -107,6 +107,18 @@ func (c *Conn) queueData(id uint32, p []byte, endStream, lend bool) (int, error)
 	return n, nil
 }
 
+// Unlend makes stream id keep a copy of the lent bytes it has not framed
+// yet, so that their owner may reuse the buffer at once: for a stream its
+// owner is done with, whose last bytes may wait for the peer's window
+// indefinitely. The copy is at most what the stream may queue.
+func (c *Conn) Unlend(id uint32) {
+	st := c.streams[id]
+	if st == nil || !st.lent {
+		return
+	}
+	st.pend, st.pendOff, st.lent = append([]byte(nil), st.pend[st.pendOff:]...), 0, false
+}
+
 // Lent reports whether stream id still frames DATA from bytes LendData
 // took, which their owner must leave unchanged until then.
 func (c *Conn) Lent(id uint32) bool {
