@@ -172,6 +172,8 @@ func (st *stream) write(p []byte) (int, error) {
 	if err := st.ex.cancel.errNow(); err != nil {
 		return 0, st.fail(ErrClientGone)
 	}
+	var pushed bool // queueBody offered p to the socket
+	var err error
 	switch st.framing {
 	case http1.FramingNone:
 		st.sent += int64(len(p))
@@ -183,7 +185,7 @@ func (st *stream) write(p []byte) (int, error) {
 			st.err = ErrBodyLength
 			return 0, st.err
 		}
-		if err := st.queueBody(p); err != nil {
+		if pushed, err = st.queueBody(p); err != nil {
 			return 0, st.fail(err)
 		}
 	case http1.FramingChunked:
@@ -193,12 +195,16 @@ func (st *stream) write(p []byte) (int, error) {
 		st.pend = http1.AppendChunkHeader(st.pend, len(p))
 		st.pend = append(append(st.pend, p...), "\r\n"...)
 	default:
-		if err := st.queueBody(p); err != nil {
+		if pushed, err = st.queueBody(p); err != nil {
 			return 0, st.fail(err)
 		}
 	}
 	st.sent += int64(len(p))
-	if err := st.fail(st.drain(st.b.c.config().MaxStreamQueued)); err != nil {
+	limit := st.b.c.config().MaxStreamQueued
+	if pushed && st.within(limit) {
+		return len(p), nil // the socket was just offered everything: drain would try again
+	}
+	if err = st.fail(st.drain(limit)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -206,15 +212,16 @@ func (st *stream) write(p []byte) (int, error) {
 
 // queueBody hands unframed body bytes to the wire straight from p when
 // the worker owns the write side and nothing waits before them (no copy
-// into pend; outbound.pushBody), else queues them in pend.
-func (st *stream) queueBody(p []byte) error {
+// into pend; outbound.pushBody), else queues them in pend. pushed reports
+// the former.
+func (st *stream) queueBody(p []byte) (pushed bool, err error) {
 	if st.owns && fdWriteReach.on() {
-		if took, err := st.pushBody(p); took || err != nil {
-			return err
+		if pushed, err = st.pushBody(p); pushed || err != nil {
+			return pushed, err
 		}
 	}
 	st.pend = append(st.pend, p...)
-	return nil
+	return false, nil
 }
 
 // fail makes err sticky (nil stays nil). The request's context is

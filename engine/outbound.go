@@ -56,6 +56,14 @@ func (o *outbound) startOutbound(b *batch) {
 
 func (o *outbound) queued() int { return len(o.pend) + len(o.wire) }
 
+// within reports whether at most limit bytes are queued, noting the queue
+// for the stream-queue peak.
+func (o *outbound) within(limit int) bool {
+	q := o.queued()
+	o.c.srv.pipe.noteStreamQueued(q)
+	return q <= limit
+}
+
 // drain sends what it can and returns once at most limit bytes remain
 // queued, waiting for the grant or the socket as needed.
 func (st *stream) drain(limit int) error {
@@ -75,9 +83,7 @@ func (st *stream) drain(limit int) error {
 		if err := o.push(); err != nil {
 			return err
 		}
-		q := o.queued()
-		o.c.srv.pipe.noteStreamQueued(q)
-		if q <= limit {
+		if o.within(limit) {
 			return nil
 		}
 		if err := st.wait(); err != nil {
