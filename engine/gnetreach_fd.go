@@ -42,7 +42,7 @@ import (
 // writeFD writes p to the non-blocking fd and returns what is left.
 func writeFD(fd int, p []byte) ([]byte, error) {
 	for len(p) > 0 {
-		n, err := unix.Write(fd, p)
+		n, err := sysWrite(fd, p)
 		switch {
 		case errors.Is(err, unix.EINTR):
 			continue
