@@ -313,6 +313,7 @@ func (s *Server) onTraffic(gc gnet.Conn) gnet.Action {
 	if !ok {
 		return gnet.Close
 	}
+	c.loop.yield.note()
 	return c.onTraffic()
 }
 
