@@ -26,8 +26,6 @@ type loopState struct {
 	// opened counts OnOpen calls, for the raw accept's failure check
 	// (gnetreach_accept_linux.go).
 	opened uint64
-	// yield spaces the loop's own yields (loopyield.go).
-	yield loopYield
 }
 
 func (l *loopState) add(c *conn) {

@@ -313,7 +313,6 @@ func (s *Server) onTraffic(gc gnet.Conn) gnet.Action {
 	if !ok {
 		return gnet.Close
 	}
-	c.loop.yield.note()
 	return c.onTraffic()
 }
 
