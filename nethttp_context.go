@@ -125,12 +125,13 @@ func (n *netContext) cancel(err error) {
 	}
 }
 
-// end runs when the handler has returned: its context is cancelled (as
-// net/http's is) and no longer reaches the Ctx.
+// end runs when the handler has returned: its context no longer reaches
+// the Ctx and is cancelled (as net/http's is), in that order, so that code
+// woken by Done never reads a value of the Ctx's next request.
 func (n *netContext) end() {
 	n.stop()
-	n.cancel(context.Canceled)
 	n.vmu.Lock()
 	n.parent = nil
 	n.vmu.Unlock()
+	n.cancel(context.Canceled)
 }
