@@ -64,6 +64,7 @@ func TestHostileSoak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	psiBefore, psiErr := hostile.ReadPressure()
 	ctx, cancel := context.WithTimeout(context.Background(), dur+time.Minute)
 	defer cancel()
 	var (
@@ -94,6 +95,13 @@ func TestHostileSoak(t *testing.T) {
 		probe = liveProbeProcess(t, ctx, "http://"+addr+"/", dur-2*time.Second)
 	})
 	wg.Wait()
+	if psiAfter, err := hostile.ReadPressure(); psiErr == nil && err == nil {
+		// CPU stall is expected (the attack and the server share the
+		// cores); I/O and memory stall point at the machine, not the server.
+		d := psiAfter.Sub(psiBefore)
+		t.Logf("machine's stall time during the attack (/proc/pressure, some): CPU %v, I/O %v, memory %v",
+			d.CPU.Round(time.Millisecond), d.IO.Round(time.Millisecond), d.Memory.Round(time.Millisecond))
+	}
 	const mb = 1 << 20
 	rss.MarkEnd()
 	before := rss.Now().AnonBefore
@@ -104,6 +112,9 @@ func TestHostileSoak(t *testing.T) {
 	})
 	mem := rss.Stop()
 	t.Logf("live GET: %d, %d not 200 (%v), p50 %v, p99 %v, max %v", probe.Count, probe.Non200, probe.Statuses, probe.P50, probe.P99, probe.Max)
+	for _, r := range probe.Slowest {
+		t.Logf("live GET slow: %v from the probe's start, took %v", r.At.Round(time.Millisecond), r.Took.Round(100*time.Microsecond))
+	}
 	t.Logf("anonymous RSS MB: before %d, peak %d, at the end %d, then %d %v after the attack; VmRSS %d / %d / %d",
 		mem.AnonBefore/mb, mem.AnonPeak/mb, mem.AnonEnd/mb, mem.AnonAfter/mb, mem.AfterWait.Round(100*time.Millisecond),
 		mem.Before/mb, mem.Peak/mb, mem.After/mb)

@@ -190,3 +190,19 @@ func TestRSS(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 }
+
+// ReadPressure parses this machine's PSI totals, which never go back.
+func TestReadPressure(t *testing.T) {
+	a, err := ReadPressure()
+	if err != nil {
+		t.Skipf("no pressure stall information here: %v", err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	b, err := ReadPressure()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := b.Sub(a); d.CPU < 0 || d.IO < 0 || d.Memory < 0 || a.CPU == 0 && a.IO == 0 {
+		t.Errorf("pressure %+v then %+v", a, b)
+	}
+}

@@ -1,6 +1,7 @@
 package hostile
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net/http"
@@ -35,6 +36,19 @@ type ProbeResult struct {
 	// FirstNon200 is when the first request that was not a 200 started.
 	FirstNon200 time.Duration
 	Elapsed     time.Duration
+	// Slowest are the slowest requests (at most SlowestKept), slowest
+	// first: when they started tells a stall of the server from a slow
+	// start or a burst at the attack's end.
+	Slowest []TimedRequest `json:",omitempty"`
+}
+
+// SlowestKept is how many of the slowest requests ProbeResult keeps.
+const SlowestKept = 5
+
+// TimedRequest is one request of a probe: when it started (since the
+// probe did) and how long it took.
+type TimedRequest struct {
+	At, Took time.Duration
 }
 
 // LiveProbe is a well-behaved client beside an attack: sequential GETs of
@@ -54,7 +68,7 @@ func LiveProbe(ctx context.Context, cfg ProbeConfig) ProbeResult {
 	client := &http.Client{Transport: tr, Timeout: cfg.Timeout}
 
 	res := ProbeResult{Statuses: map[int]int{}}
-	var lat []time.Duration
+	var reqs []TimedRequest
 	start := time.Now()
 	t := time.NewTicker(cfg.Interval)
 	defer t.Stop()
@@ -64,7 +78,7 @@ func LiveProbe(ctx context.Context, cfg ProbeConfig) ProbeResult {
 		if ctx.Err() != nil && err != nil {
 			break // cut by the end of the probe: not the server's doing
 		}
-		lat = append(lat, time.Since(t0))
+		reqs = append(reqs, TimedRequest{At: t0.Sub(start), Took: time.Since(t0)})
 		res.Count++
 		switch {
 		case err != nil:
@@ -92,7 +106,12 @@ func LiveProbe(ctx context.Context, cfg ProbeConfig) ProbeResult {
 	}
 	res.Statuses[http.StatusOK] = res.OK
 	res.Elapsed = time.Since(start)
-	slices.Sort(lat)
+	slices.SortFunc(reqs, func(a, b TimedRequest) int { return cmp.Compare(b.Took, a.Took) })
+	res.Slowest = slices.Clone(reqs[:min(len(reqs), SlowestKept)])
+	lat := make([]time.Duration, len(reqs))
+	for i, r := range reqs {
+		lat[len(reqs)-1-i] = r.Took
+	}
 	res.P50, res.P99 = Percentile(lat, 0.50), Percentile(lat, 0.99)
 	if len(lat) > 0 {
 		res.Max = lat[len(lat)-1]
