@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"slices"
 	"time"
@@ -20,6 +21,9 @@ type ProbeConfig struct {
 	Timeout time.Duration
 	// Duration bounds the probe (0: until ctx is done).
 	Duration time.Duration
+	// KeepRequests keeps every request's timing in the result
+	// (ProbeResult.Requests), for Phase.
+	KeepRequests bool
 }
 
 // ProbeResult is what [LiveProbe] returns. Latencies cover every request,
@@ -40,6 +44,35 @@ type ProbeResult struct {
 	// first: when they started tells a stall of the server from a slow
 	// start or a burst at the attack's end.
 	Slowest []TimedRequest `json:",omitempty"`
+	// Requests are all the requests, in the order they were made, when
+	// ProbeConfig.KeepRequests was set.
+	Requests []TimedRequest `json:",omitempty"`
+}
+
+// Latencies sums up a run of requests.
+type Latencies struct {
+	Count         int
+	P50, P99, Max time.Duration
+}
+
+// ToEnd is Phase's end for a phase that lasts to the probe's end.
+const ToEnd = time.Duration(math.MaxInt64)
+
+// Phase sums up the requests (of Requests: see KeepRequests) that started
+// in [from, to) since the probe did.
+func (r ProbeResult) Phase(from, to time.Duration) Latencies {
+	var lat []time.Duration
+	for _, q := range r.Requests {
+		if q.At >= from && q.At < to {
+			lat = append(lat, q.Took)
+		}
+	}
+	slices.Sort(lat)
+	l := Latencies{Count: len(lat), P50: Percentile(lat, 0.50), P99: Percentile(lat, 0.99)}
+	if len(lat) > 0 {
+		l.Max = lat[len(lat)-1]
+	}
+	return l
 }
 
 // SlowestKept is how many of the slowest requests ProbeResult keeps.
@@ -106,16 +139,14 @@ func LiveProbe(ctx context.Context, cfg ProbeConfig) ProbeResult {
 	}
 	res.Statuses[http.StatusOK] = res.OK
 	res.Elapsed = time.Since(start)
-	slices.SortFunc(reqs, func(a, b TimedRequest) int { return cmp.Compare(b.Took, a.Took) })
-	res.Slowest = slices.Clone(reqs[:min(len(reqs), SlowestKept)])
-	lat := make([]time.Duration, len(reqs))
-	for i, r := range reqs {
-		lat[len(reqs)-1-i] = r.Took
+	all := ProbeResult{Requests: reqs}.Phase(0, ToEnd)
+	res.P50, res.P99, res.Max = all.P50, all.P99, all.Max
+	if cfg.KeepRequests {
+		res.Requests = reqs
 	}
-	res.P50, res.P99 = Percentile(lat, 0.50), Percentile(lat, 0.99)
-	if len(lat) > 0 {
-		res.Max = lat[len(lat)-1]
-	}
+	byTime := slices.Clone(reqs)
+	slices.SortStableFunc(byTime, func(a, b TimedRequest) int { return cmp.Compare(b.Took, a.Took) })
+	res.Slowest = byTime[:min(len(byTime), SlowestKept)]
 	return res
 }
 
