@@ -113,11 +113,11 @@ func (s *CPUSampler) Stop() error {
 	return s.err
 }
 
-// QuietAt returns the first moment (since the sampler started) at which
-// the process had used less than cores of CPU over the window before it:
-// the end of a burst of work. It reports false when no window was that
-// quiet.
-func (s *CPUSampler) QuietAt(window time.Duration, cores float64) (time.Duration, bool) {
+// QuietAt returns the first moment from from on (since the sampler
+// started) at which the process had used less than cores of CPU over the
+// window before it: the end of a burst of work. It reports false when no
+// window was that quiet.
+func (s *CPUSampler) QuietAt(from, window time.Duration, cores float64) (time.Duration, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	j := 0 // the window's first sample
@@ -126,7 +126,7 @@ func (s *CPUSampler) QuietAt(window time.Duration, cores float64) (time.Duration
 			j++
 		}
 		w := s.samples[j]
-		if span := x.at - w.at; span >= window && float64(x.cpu-w.cpu) < cores*float64(span) {
+		if span := x.at - w.at; x.at >= from && span >= window && float64(x.cpu-w.cpu) < cores*float64(span) {
 			return x.at, true
 		}
 	}

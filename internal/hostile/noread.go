@@ -40,6 +40,9 @@ type NoReadConn struct {
 	// BlockedAt (the blocking began BlockTimeout earlier).
 	Blocked   bool
 	BlockedAt time.Duration
+	// WritesEndedAt is when the connection stopped pushing: its last
+	// message written, or the start of the block.
+	WritesEndedAt time.Duration
 	// ClosedByServer: the server closed or reset the connection (a failed
 	// write, or the TCP state), seen at ClosedAt.
 	ClosedByServer bool
@@ -57,6 +60,9 @@ type NoReadEchoResult struct {
 	Complete, Blocked  int
 	// MinWritten and MaxWritten are per connection, over the dialed ones.
 	MinWritten, MaxWritten int64
+	// WritesEndedAt is when the last connection stopped pushing (see
+	// NoReadConn.WritesEndedAt): the end of the attack's burst.
+	WritesEndedAt time.Duration
 	closeCount
 	errorSummary
 	Elapsed time.Duration
@@ -123,6 +129,7 @@ func NoReadEcho(ctx context.Context, cfg NoReadEchoConfig) NoReadEchoResult {
 			res.MinWritten = c.Written
 		}
 		res.MaxWritten = max(res.MaxWritten, c.Written)
+		res.WritesEndedAt = max(res.WritesEndedAt, c.WritesEndedAt)
 		if c.Complete {
 			res.Complete++
 		}
@@ -170,6 +177,11 @@ func noReadOne(ctx context.Context, start time.Time, conn net.Conn, frame []byte
 		}
 	}
 	out.Complete = !out.Blocked
+	if out.Complete {
+		out.WritesEndedAt = time.Since(start)
+	} else {
+		out.WritesEndedAt = out.BlockedAt - block
+	}
 	// Hold the connection, unread, until the attack ends or the server
 	// closes it.
 	t := time.NewTicker(500 * time.Millisecond)
