@@ -83,9 +83,13 @@ func (c *Conn) onTimeout() {
 	switch c.phase {
 	case phWaiting, phQueued:
 		c.failLocked(ReasonTimeout, errTimeout)
+		c.mu.Unlock()
+		// Out of the queue before the loop hears of the failure, so that
+		// what it then reads (Stats().Queued) is already true.
+		c.s.dequeue(c)
+		c.mu.Lock()
 		c.notifyLocked()
 		c.mu.Unlock()
-		c.s.dequeue(c)
 		return
 	case phRunning:
 		switch c.lookup {
