@@ -70,30 +70,22 @@ func SampleCPU(pid int, interval time.Duration) (*CPUSampler, error) {
 	}
 	s := &CPUSampler{pid: pid, start: time.Now(), samples: []cpuSample{{0, cpu}},
 		stop: make(chan struct{}), done: make(chan struct{})}
-	go s.loop(interval)
+	go every(interval, s.stop, s.done, s.sample)
 	return s, nil
 }
 
-func (s *CPUSampler) loop(interval time.Duration) {
-	defer close(s.done)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-t.C:
-		}
-		cpu, err := ReadCPU(s.pid)
-		s.mu.Lock()
-		if err != nil {
-			s.err = err // the process ended: nothing more to see
-			s.mu.Unlock()
-			return
-		}
-		s.samples = append(s.samples, cpuSample{time.Since(s.start), cpu})
-		s.mu.Unlock()
+// sample reads the CPU time once; it reports false once the process is
+// gone (nothing more to see).
+func (s *CPUSampler) sample() bool {
+	cpu, err := ReadCPU(s.pid)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil {
+		s.err = err
+		return false
 	}
+	s.samples = append(s.samples, cpuSample{time.Since(s.start), cpu})
+	return true
 }
 
 // Since is the time since the sampler started, the clock of QuietAt.

@@ -100,21 +100,25 @@ func SampleRSS(pid int, interval time.Duration) (*RSSSampler, error) {
 	s := &RSSSampler{pid: pid, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
 	s.res.Before, s.res.Peak, s.res.Samples = rss, rss, 1
 	s.res.AnonBefore, s.res.AnonPeak = anon, anon
-	go s.loop(interval)
+	go every(interval, s.stop, s.done, func() bool { s.sample(); return true })
 	return s, nil
 }
 
-func (s *RSSSampler) loop(interval time.Duration) {
-	defer close(s.done)
+// every calls f each interval until stop is closed or f reports false,
+// then closes done: the samplers' loop.
+func every(interval time.Duration, stop <-chan struct{}, done chan<- struct{}, f func() bool) {
+	defer close(done)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
-		case <-s.stop:
+		case <-stop:
 			return
 		case <-t.C:
 		}
-		s.sample()
+		if !f() {
+			return
+		}
 	}
 }
 
