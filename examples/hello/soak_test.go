@@ -27,16 +27,18 @@ const soakEnv = "GWIST_SOAK"
 
 // The attack opens with a burst: 1,000 WebSocket peers push their 1 MiB
 // each at once, and the server reads and echoes it (a gigabyte each way,
-// about 3 s of both cores that it shares with the attackers). A live
+// 2 to 9 s of both cores that it shares with the attackers). A live
 // request meanwhile waits its turn behind every busy connection: 150 to
-// 380 ms measured. The p99 bound holds for the steady attack after the
+// 740 ms measured. The p99 bound holds for the steady attack after the
 // burst; during it, no request may wait longer than soakBurstMax.
 const (
 	// soakQuietWindow is the span over which the server's CPU must fall
 	// under half a core for the burst to count as over.
 	soakQuietWindow = 300 * time.Millisecond
-	// soakBurstMax bounds one live request's wait during the burst.
-	soakBurstMax = time.Second
+	// soakBurstMax bounds one live request's wait during the burst:
+	// about three times the worst measured, well under the probe's 5 s
+	// timeout.
+	soakBurstMax = 2 * time.Second
 )
 
 // The hostile-client soak: every attack of issue 21 at once against
