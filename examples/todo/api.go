@@ -6,13 +6,19 @@ import (
 	"strings"
 
 	"github.com/gwist/gwist"
-	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // api holds what the handlers share.
 type api struct {
 	store *store
 	hub   *hub
+	// tracer makes the handlers' own spans, children of the request's
+	// span (tracing.Middleware, main.go), from the TracerProvider set
+	// when the App is built. A package-level otel.Tracer would stay with
+	// the first provider ever set: a later App in the same process (tests
+	// run with -count=2) would trace into the first one's.
+	tracer trace.Tracer
 }
 
 // routes registers the REST API under /api.
@@ -38,16 +44,12 @@ type createRequest struct {
 // key the request type does not have is a 400 (a typo is not ignored).
 var strict = []gwist.BindOption{gwist.BindDisallowUnknownFields()}
 
-// tracer makes the handlers' own spans, children of the request's span
-// (tracing.Middleware, main.go).
-var tracer = otel.Tracer("todo")
-
 func (a *api) create(c *gwist.Ctx) error {
 	var req createRequest
 	if err := c.BindJSON(&req, strict...); err != nil {
 		return err
 	}
-	_, span := tracer.Start(c.Context(), "store.create")
+	_, span := a.tracer.Start(c.Context(), "store.create")
 	t := a.store.create(strings.TrimSpace(req.Title))
 	span.End()
 	a.hub.broadcast(change{Op: "created", Todo: t})

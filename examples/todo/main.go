@@ -117,7 +117,7 @@ func newApp(logger *slog.Logger, origin string) (*gwist.App, *hub) {
 		middleware.Gzip(middleware.GzipConfig{}),
 	)
 	h := newHub()
-	a := &api{store: newStore(), hub: h}
+	a := &api{store: newStore(), hub: h, tracer: otel.Tracer("todo")}
 	a.routes(app.Group("/api"))
 	app.GET("/list", a.listPage)
 	app.GET("/ws", gwist.WebSocket(h.wsHandler()))
