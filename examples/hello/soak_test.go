@@ -51,11 +51,11 @@ const (
 //     pool each, 408 after the body read timeout).
 //
 // The live client (GET / every 10 ms, from 2 s in, in a process of its
-// own so that the attackers' goroutines cannot delay it) gets 200 every time,
-// within soakBurstMax while the attack's opening burst lasts (over once the
-// non-reading peers stopped pushing and the server's CPU fell, which must
-// be within half the soak) and with
-// a p99 under 50 ms after it, and within a minute of the attack's end the
+// own so that the attackers' goroutines cannot delay it) gets 200 every
+// time: within soakBurstMax while the attack's opening burst lasts (over
+// once the non-reading peers stopped pushing and the server's CPU fell,
+// which must be within half the soak), with a p99 under 50 ms after it.
+// And within a minute of the attack's end the
 // server has given its memory back: its anonymous RSS (RssAnon; VmRSS
 // adds the binary's pages, which grow as code first runs) is back within
 // 20 % of where it started, or 16 MiB where that is more. A Go process
@@ -88,11 +88,11 @@ func TestHostileSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	psiBefore, psiErr := hostile.ReadPressure()
-	// On cpu's clock: when the attack and the live client started.
-	var attackStart, probeStart time.Duration
 	ctx, cancel := context.WithTimeout(context.Background(), dur+time.Minute)
 	defer cancel()
-	attackStart = cpu.Since()
+	// On cpu's clock: when the attack and the live client started.
+	attackStart := cpu.Since()
+	var probeStart time.Duration
 	var (
 		wg                  sync.WaitGroup
 		flood, floodReading hostile.PingFloodResult

@@ -48,8 +48,10 @@ type CPUSampler struct {
 	mu      sync.Mutex
 	samples []cpuSample
 	err     error
-	stop    chan struct{}
-	done    chan struct{}
+
+	stopOnce sync.Once
+	stop     chan struct{}
+	done     chan struct{}
 }
 
 // cpuSample is the CPU time a process had used at a moment (since the
@@ -92,13 +94,9 @@ func (s *CPUSampler) sample() bool {
 func (s *CPUSampler) Since() time.Duration { return time.Since(s.start) }
 
 // Stop ends the sampling; it returns the error that ended it early, if
-// any.
+// any. It may be called more than once.
 func (s *CPUSampler) Stop() error {
-	select {
-	case <-s.stop:
-	default:
-		close(s.stop)
-	}
+	s.stopOnce.Do(func() { close(s.stop) })
 	<-s.done
 	s.mu.Lock()
 	defer s.mu.Unlock()
