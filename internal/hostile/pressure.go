@@ -29,10 +29,10 @@ func ReadPressure() (Pressure, error) {
 		}
 		line, _, _ := strings.Cut(string(b), "\n") // "some avg10=… total=µs"
 		_, total, ok := strings.Cut(line, "total=")
-		var us int64
 		if !ok || !strings.HasPrefix(line, "some ") {
 			return Pressure{}, fmt.Errorf("/proc/pressure/%s: no \"some … total=\" line in %q", f.name, line)
 		}
+		var us int64
 		if _, err := fmt.Sscan(total, &us); err != nil {
 			return Pressure{}, fmt.Errorf("/proc/pressure/%s: total %q: %v", f.name, total, err)
 		}

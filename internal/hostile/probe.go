@@ -61,8 +61,13 @@ const ToEnd = time.Duration(math.MaxInt64)
 // Phase sums up the requests (of Requests: see KeepRequests) that started
 // in [from, to) since the probe did.
 func (r ProbeResult) Phase(from, to time.Duration) Latencies {
+	return summarize(r.Requests, from, to)
+}
+
+// summarize sums up the requests of reqs that started in [from, to).
+func summarize(reqs []TimedRequest, from, to time.Duration) Latencies {
 	var lat []time.Duration
-	for _, q := range r.Requests {
+	for _, q := range reqs {
 		if q.At >= from && q.At < to {
 			lat = append(lat, q.Took)
 		}
@@ -139,7 +144,7 @@ func LiveProbe(ctx context.Context, cfg ProbeConfig) ProbeResult {
 	}
 	res.Statuses[http.StatusOK] = res.OK
 	res.Elapsed = time.Since(start)
-	all := ProbeResult{Requests: reqs}.Phase(0, ToEnd)
+	all := summarize(reqs, 0, ToEnd)
 	res.P50, res.P99, res.Max = all.P50, all.P99, all.Max
 	if cfg.KeepRequests {
 		res.Requests = reqs
