@@ -3,13 +3,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -119,7 +115,13 @@ func TestHostileSoak(t *testing.T) {
 		case <-ctx.Done():
 		}
 		probeStart = cpu.Since()
-		probe = liveProbeProcess(t, ctx, "http://"+addr+"/", dur-2*time.Second)
+		// In a process of its own, so that the attackers' goroutines
+		// cannot delay it.
+		child := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHostileSoakLiveClient$", "-test.count=1")
+		var err error
+		if probe, err = hostile.LiveProbeChild(child, hostile.ProbeConfig{URL: "http://" + addr + "/", Duration: dur - 2*time.Second}); err != nil {
+			t.Error(err)
+		}
 	})
 	wg.Wait()
 	if err := cpu.Stop(); err != nil {
@@ -130,9 +132,8 @@ func TestHostileSoak(t *testing.T) {
 	// soakQuietWindow; the live client's requests from then on are the
 	// steady attack's. (The server's CPU alone dips while the attackers
 	// hold the cores.)
-	burstEnd, quiet := cpu.QuietAt(attackStart+noread.WritesEndedAt, soakQuietWindow, 0.5)
-	steadyFrom := max(burstEnd-probeStart, 0)
-	burst, steady := probe.Phase(0, steadyFrom), probe.Phase(steadyFrom, hostile.ToEnd)
+	split := cpu.SplitAtBurst(probe, attackStart, probeStart, noread.WritesEndedAt, soakQuietWindow, 0.5)
+	burst, steady := split.During, split.After
 	if psiAfter, err := hostile.ReadPressure(); psiErr == nil && err == nil {
 		// CPU stall is expected (the attack and the server share the
 		// cores); I/O and memory stall point at the machine, not the server.
@@ -151,7 +152,7 @@ func TestHostileSoak(t *testing.T) {
 	mem := rss.Stop()
 	t.Logf("live GET: %d, %d not 200 (%v), p50 %v, p99 %v, max %v", probe.Count, probe.Non200, probe.Statuses, probe.P50, probe.P99, probe.Max)
 	t.Logf("the non-reading peers pushed until %v into the attack, the server was busy (at least half a core) until %v (quiet found: %v); the live client started %v in",
-		noread.WritesEndedAt.Round(10*time.Millisecond), (burstEnd - attackStart).Round(10*time.Millisecond), quiet, (probeStart - attackStart).Round(10*time.Millisecond))
+		noread.WritesEndedAt.Round(10*time.Millisecond), split.End.Round(10*time.Millisecond), split.Ended, (probeStart - attackStart).Round(10*time.Millisecond))
 	t.Logf("live GET in the opening burst: %d, p50 %v, p99 %v, max %v; after it: %d, p50 %v, p99 %v, max %v",
 		burst.Count, burst.P50, burst.P99, burst.Max, steady.Count, steady.P50, steady.P99, steady.Max)
 	for _, r := range probe.Slowest {
@@ -168,9 +169,12 @@ func TestHostileSoak(t *testing.T) {
 		t.Errorf("live client: %d requests, %d not 200 (%v, first error %q)", probe.Count, probe.Non200, probe.Statuses, probe.FirstError)
 	}
 	switch {
-	case !quiet || burstEnd-attackStart > dur/2:
+	case !split.Ended:
+		t.Errorf("the opening burst did not end: after the peers stopped pushing (%v in), the server never used under half a core over %v",
+			noread.WritesEndedAt, soakQuietWindow)
+	case split.End > dur/2:
 		t.Errorf("the opening burst (peers pushing, then the server at least half a core over %v) lasted past %v into a %v attack; want it over within half of it",
-			soakQuietWindow, burstEnd-attackStart, dur)
+			soakQuietWindow, split.End, dur)
 	case steady.Count < int((dur/2-2*time.Second)/(20*time.Millisecond)):
 		t.Errorf("live client: %d requests after the opening burst, too few to judge", steady.Count)
 	case steady.P99 > 50*time.Millisecond:
@@ -191,55 +195,16 @@ func TestHostileSoak(t *testing.T) {
 	}
 }
 
-// probeHelperEnv makes the test binary the soak's live client: it holds
-// "URL duration"; see TestHostileSoakLiveClient.
-const probeHelperEnv = "GWIST_SOAK_LIVE_CLIENT"
-
-// probeResultPrefix marks the live client's result in its output.
-const probeResultPrefix = "live-client-result: "
-
-// liveProbeProcess runs hostile.LiveProbe in a child process (this test
-// binary again, see TestHostileSoakLiveClient) and returns its result. In
-// the soak's own process the probe's goroutine would queue behind a
-// thousand attacking ones, and its latency would be the Go scheduler's as
-// much as the server's.
-func liveProbeProcess(t *testing.T, ctx context.Context, url string, dur time.Duration) hostile.ProbeResult {
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHostileSoakLiveClient$", "-test.count=1")
-	cmd.Env = append(os.Environ(), probeHelperEnv+"="+url+" "+dur.String())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	for line := range strings.Lines(string(out)) {
-		if js, ok := strings.CutPrefix(line, probeResultPrefix); ok {
-			var res hostile.ProbeResult
-			if err := json.Unmarshal([]byte(js), &res); err != nil {
-				t.Errorf("live client's result %q: %v", js, err)
-			}
-			return res
-		}
-	}
-	t.Errorf("live client process gave no result (%v):\n%s%s", err, out, stderr.Bytes())
-	return hostile.ProbeResult{}
-}
-
 // TestHostileSoakLiveClient is the soak's live client when run as its
-// child process (probeHelperEnv set); otherwise it skips.
+// child process (hostile.LiveProbeChild); otherwise it skips.
 func TestHostileSoakLiveClient(t *testing.T) {
-	v := os.Getenv(probeHelperEnv)
-	if v == "" {
+	ok, err := hostile.ServeLiveProbeChild(os.Stdout)
+	if !ok {
 		t.Skip("the hostile soak's live client: runs only as TestHostileSoak's child process")
 	}
-	url, d, _ := strings.Cut(v, " ")
-	dur, err := time.ParseDuration(d)
-	if err != nil {
-		t.Fatalf("%s=%q: %v", probeHelperEnv, v, err)
-	}
-	res := hostile.LiveProbe(context.Background(), hostile.ProbeConfig{URL: url, Duration: dur, KeepRequests: true})
-	js, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("%s%s\n", probeResultPrefix, js)
 }
 
 func countBlocked(r hostile.NoReadEchoResult) (n int) {

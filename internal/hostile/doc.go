@@ -2,9 +2,11 @@
 // stands up to the attacks of issue 21 (WebSocket ping floods, WebSocket
 // peers that never read, HTTP/2 request bodies that stall), plus the
 // instruments that judge the server meanwhile: a live client (LiveProbe,
-// whose requests can be summed up by phase), samplers of the server's RSS
-// (SampleRSS) and CPU time (SampleCPU, which tells when a burst of work
-// ended), and the machine's stall time (ReadPressure).
+// whose requests can be summed up by phase; LiveProbeChild runs it in a
+// process of its own), samplers of the server's RSS (SampleRSS) and CPU
+// time (SampleCPU, which tells when a burst of work ended and splits the
+// live client's requests there: SplitAtBurst), and the machine's stall
+// time (ReadPressure).
 //
 // Every attack dials raw TCP (no client library between the attack and
 // the socket), runs until its context is done or its Duration has passed,

@@ -24,7 +24,14 @@
 //
 // For -duration the attack runs and, from -probe-delay (2 s) on, once the
 // attack's connections are set up, the live client GETs -probe-path every
-// -probe-interval (10 ms) on a keep-alive connection. Then the
+// -probe-interval (10 ms) on a keep-alive connection, from a process of
+// its own (this command again), so that the attackers' goroutines cannot
+// delay it. With -pid, the server's CPU time is sampled, and the live
+// client's requests are summed up apart for the attack's opening burst and
+// for the steady attack after it: the burst ends at the first
+// -quiet-window (300 ms) in which the server used less than -quiet-cores
+// (0.5) of CPU, after the ws-noread peers stopped pushing (with no
+// ws-noread, from the attack's start). Then the
 // attack's connections are closed and the RSS of -pid is watched for
 // -after (60 s; -after-early stops once the anonymous RSS, RssAnon, is
 // back within 20 % of before). Should the RSS pass -rss-limit (6 GiB) the attack is stopped
@@ -38,6 +45,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -77,11 +85,21 @@ type config struct {
 	probeInterval time.Duration
 	probeDelay    time.Duration
 	probeTimeout  time.Duration
+	quietWindow   time.Duration
+	quietCores    float64
 	rssLimit      int64
 	json          bool
 }
 
 func main() {
+	// This command is also its own live client (see run).
+	if ok, err := hostile.ServeLiveProbeChild(os.Stdout); ok {
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "hostile: live client: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var c config
 	attack := flag.String("attack", "", "ping-flood, ping-flood-read, ws-noread, h2-stall, all, or a comma-separated list (run at once)")
 	flag.StringVar(&c.target, "target", "127.0.0.1:8080", "server host:port")
@@ -104,6 +122,8 @@ func main() {
 	flag.DurationVar(&c.probeInterval, "probe-interval", 10*time.Millisecond, "live client: time between requests")
 	flag.DurationVar(&c.probeDelay, "probe-delay", 2*time.Second, "live client: start this long after the attack (once its connections are set up)")
 	flag.DurationVar(&c.probeTimeout, "probe-timeout", 5*time.Second, "live client: timeout of one request")
+	flag.DurationVar(&c.quietWindow, "quiet-window", 300*time.Millisecond, "the opening burst ends at the first window this long in which the server used less than -quiet-cores")
+	flag.Float64Var(&c.quietCores, "quiet-cores", 0.5, "see -quiet-window")
 	rssLimitMB := flag.Int64("rss-limit", 6<<10, "stop the attack when the server's RSS passes this many MiB (0: never)")
 	flag.BoolVar(&c.json, "json", false, "print the results as JSON after the table")
 	flag.Parse()
@@ -153,9 +173,12 @@ type report struct {
 	PID      int
 	Duration time.Duration
 	// Stopped says why the attack ended before -duration ("" when it did not).
-	Stopped   string             `json:",omitempty"`
-	RSS       *hostile.RSSResult `json:",omitempty"`
-	Probe     hostile.ProbeResult
+	Stopped string             `json:",omitempty"`
+	RSS     *hostile.RSSResult `json:",omitempty"`
+	Probe   hostile.ProbeResult
+	// Burst splits the live client's requests at the end of the attack's
+	// opening burst (with -pid).
+	Burst     *hostile.Burst            `json:",omitempty"`
 	Ping      *hostile.PingFloodResult  `json:",omitempty"`
 	PingRead  *hostile.PingFloodResult  `json:",omitempty"`
 	NoRead    *hostile.NoReadEchoResult `json:",omitempty"`
@@ -166,11 +189,20 @@ type report struct {
 func run(c config) (*report, error) {
 	rep := &report{Attacks: c.attacks, Target: c.target, PID: c.pid, Duration: c.duration}
 	var rss *hostile.RSSSampler
+	var cpu *hostile.CPUSampler
 	if c.pid > 0 {
 		var err error
 		if rss, err = hostile.SampleRSS(c.pid, 100*time.Millisecond); err != nil {
 			return nil, err
 		}
+		if cpu, err = hostile.SampleCPU(c.pid, 50*time.Millisecond); err != nil {
+			return nil, err
+		}
+		defer cpu.Stop()
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.duration)
 	defer cancel()
@@ -196,20 +228,27 @@ func run(c config) (*report, error) {
 		}()
 	}
 	start := time.Now()
+	var attackStart, probeStart time.Duration // on cpu's clock
+	if cpu != nil {
+		attackStart = cpu.Since()
+	}
 	fmt.Fprintf(os.Stderr, "hostile: %s against %s for %v\n", strings.Join(c.attacks, "+"), c.target, c.duration)
 
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	var probeErr error
+	wg.Go(func() {
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(c.probeDelay):
 		}
-		rep.Probe = hostile.LiveProbe(ctx, hostile.ProbeConfig{URL: "http://" + c.target + c.probePath,
-			Interval: c.probeInterval, Timeout: c.probeTimeout})
-	}()
+		if cpu != nil {
+			probeStart = cpu.Since()
+		}
+		rep.Probe, probeErr = hostile.LiveProbeChild(exec.CommandContext(ctx, self), hostile.ProbeConfig{
+			URL: "http://" + c.target + c.probePath, Interval: c.probeInterval, Timeout: c.probeTimeout,
+			Duration: c.duration - c.probeDelay})
+	})
 	conns := func(def int) int {
 		if c.conns > 0 {
 			return c.conns
@@ -245,6 +284,18 @@ func run(c config) (*report, error) {
 	rep.AttackEnd = time.Since(start)
 	wg.Wait()
 	cancel()
+	if probeErr != nil {
+		return nil, probeErr
+	}
+	if cpu != nil {
+		var pushEnd time.Duration
+		if rep.NoRead != nil {
+			pushEnd = rep.NoRead.WritesEndedAt
+		}
+		b := cpu.SplitAtBurst(rep.Probe, attackStart, probeStart, pushEnd, c.quietWindow, c.quietCores)
+		rep.Burst = &b
+	}
+	rep.Probe.Requests = nil // summed up; too many for the JSON
 	if rss != nil {
 		rss.MarkEnd()
 		fmt.Fprintf(os.Stderr, "hostile: attack over after %v; watching RSS for %v\n", rep.AttackEnd.Round(time.Millisecond), c.after)

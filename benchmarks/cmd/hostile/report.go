@@ -36,6 +36,19 @@ func (r *report) print(w io.Writer) {
 	if p.Non200 > 0 {
 		row("live GET: first non-200", "at %v%s", dur(p.FirstNon200), quoted(p.FirstError))
 	}
+	if b := r.Burst; b != nil {
+		if b.Ended {
+			row("opening burst (server busy)", "until %v into the attack", dur(b.End))
+		} else {
+			row("opening burst (server busy)", "to the end: the server was never quiet")
+		}
+		for _, ph := range []struct {
+			name string
+			l    hostile.Latencies
+		}{{"in", b.During}, {"after", b.After}} {
+			row("live GET "+ph.name+" the burst: count, p50 / p99 / max", "%d, %v / %v / %v", ph.l.Count, dur(ph.l.P50), dur(ph.l.P99), dur(ph.l.Max))
+		}
+	}
 	if f := r.Ping; f != nil {
 		r.printPing(row, "ping-flood", f)
 	}
