@@ -176,6 +176,8 @@ type report struct {
 	Stopped string             `json:",omitempty"`
 	RSS     *hostile.RSSResult `json:",omitempty"`
 	Probe   hostile.ProbeResult
+	// ProbeError says why the live client gave no result.
+	ProbeError string `json:",omitempty"`
 	// Burst splits the live client's requests at the end of the attack's
 	// opening burst (with -pid).
 	Burst     *hostile.Burst            `json:",omitempty"`
@@ -235,7 +237,6 @@ func run(c config) (*report, error) {
 	fmt.Fprintf(os.Stderr, "hostile: %s against %s for %v\n", strings.Join(c.attacks, "+"), c.target, c.duration)
 
 	var wg sync.WaitGroup
-	var probeErr error
 	wg.Go(func() {
 		select {
 		case <-ctx.Done():
@@ -245,9 +246,13 @@ func run(c config) (*report, error) {
 		if cpu != nil {
 			probeStart = cpu.Since()
 		}
-		rep.Probe, probeErr = hostile.LiveProbeChild(exec.CommandContext(ctx, self), hostile.ProbeConfig{
+		var err error
+		rep.Probe, err = hostile.LiveProbeChild(exec.CommandContext(ctx, self), hostile.ProbeConfig{
 			URL: "http://" + c.target + c.probePath, Interval: c.probeInterval, Timeout: c.probeTimeout,
 			Duration: c.duration - c.probeDelay})
+		if err != nil {
+			rep.ProbeError = err.Error()
+		}
 	})
 	conns := func(def int) int {
 		if c.conns > 0 {
@@ -284,10 +289,7 @@ func run(c config) (*report, error) {
 	rep.AttackEnd = time.Since(start)
 	wg.Wait()
 	cancel()
-	if probeErr != nil {
-		return nil, probeErr
-	}
-	if cpu != nil {
+	if cpu != nil && rep.ProbeError == "" {
 		var pushEnd time.Duration
 		if rep.NoRead != nil {
 			pushEnd = rep.NoRead.WritesEndedAt

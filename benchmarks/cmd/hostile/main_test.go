@@ -37,3 +37,14 @@ func TestReportPrints(t *testing.T) {
 		}
 	}
 }
+
+// A live client without a result says why instead of a table of zeros
+// passing for one.
+func TestReportPrintsProbeError(t *testing.T) {
+	r := &report{Attacks: []string{attackPing}, Target: "127.0.0.1:1", ProbeError: "live client process gave no result (exit status 2)"}
+	var b strings.Builder
+	r.print(&b)
+	if want := "| live GET: no result | live client process gave no result (exit status 2) |"; !strings.Contains(b.String(), want) {
+		t.Errorf("no %q in\n%s", want, b.String())
+	}
+}

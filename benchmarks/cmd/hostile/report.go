@@ -30,6 +30,9 @@ func (r *report) print(w io.Writer) {
 			row("RSS error", "%s", s.Err)
 		}
 	}
+	if r.ProbeError != "" {
+		row("live GET: no result", "%s", r.ProbeError)
+	}
 	p := r.Probe
 	row("live GET: count / 200 / non-200 (errors)", "%d / %d / %d (%d)%s", p.Count, p.OK, p.Non200, p.Errors, statuses(p.Statuses))
 	row("live GET: p50 / p99 / max", "%v / %v / %v", dur(p.P50), dur(p.P99), dur(p.Max))
