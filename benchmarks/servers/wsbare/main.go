@@ -4,6 +4,15 @@
 // from the event loop. It checks nothing else (no path, method, version,
 // UTF-8, fragmentation or size limits): it only measures what the reactor
 // and the kernel cost, for the idle and echo workloads.
+//
+// With -workers N it is the ceiling of an echo on workers instead: the loop
+// parses each read's frames and hands their echo to one of N goroutines
+// (one buffered channel), which writes it to the socket itself with a raw
+// write(2), as gwist's direct path does: one hand-off per message and
+// nothing else. That is only sound for this benchmark's clients: echoes of
+// one connection may be reordered when it has several messages in flight,
+// what the socket does not take is dropped, and a write may race with the
+// loop closing the descriptor.
 package main
 
 import (
@@ -11,6 +20,8 @@ import (
 	"context"
 	"encoding/binary"
 	"flag"
+	"syscall"
+	"unsafe"
 
 	"github.com/panjf2000/gnet/v2"
 	"github.com/panjf2000/gnet/v2/pkg/logging"
@@ -25,6 +36,22 @@ const maxFrame = 1 << 20
 type handler struct {
 	gnet.BuiltinEventEngine
 	addr string
+	// echoes is the workers' queue (-workers); nil: the loop writes.
+	echoes chan echo
+}
+
+// echo is a worker's job: frames to write to a socket.
+type echo struct {
+	fd  int
+	out []byte
+}
+
+// writeEchoes is a worker: it writes each job's frames with a raw write(2)
+// (no runtime bookkeeping, as gwist's writeFD for short writes).
+func writeEchoes(jobs <-chan echo) {
+	for e := range jobs {
+		_, _, _ = syscall.RawSyscall(syscall.SYS_WRITE, uintptr(e.fd), uintptr(unsafe.Pointer(&e.out[0])), uintptr(len(e.out)))
+	}
 }
 
 // upgraded marks a connection past its handshake (its context).
@@ -65,6 +92,10 @@ func (h *handler) OnTraffic(c gnet.Conn) gnet.Action {
 		}
 	}
 	_, _ = c.Discard(used)
+	if h.echoes != nil && len(out) > 0 && c.Context() != nil && used > 0 && ok {
+		h.echoes <- echo{fd: c.Fd(), out: out}
+		return gnet.None
+	}
 	if len(out) > 0 {
 		if _, err := c.Write(out); err != nil {
 			return gnet.Close
@@ -144,14 +175,24 @@ func headerValue(head []byte, name string) string {
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	workers := flag.Int("workers", 0, "echo from this many worker goroutines, each message handed over once (0: from the loop)")
+	loops := flag.Int("loops", 0, "event loops (0: one per core)")
 	flag.Parse()
+	h := &handler{addr: *addr}
+	if *workers > 0 {
+		h.echoes = make(chan echo, 4096)
+		for range *workers {
+			go writeEchoes(h.echoes)
+		}
+	}
 	proto := "tcp://" + *addr
 	go func() {
 		serve.WaitSignal()
 		_ = gnet.Stop(context.Background(), proto)
 	}()
-	err := gnet.Run(&handler{addr: *addr}, proto,
+	err := gnet.Run(h, proto,
 		gnet.WithMulticore(true),
+		gnet.WithNumEventLoop(*loops),
 		gnet.WithReusePort(true),
 		gnet.WithLogLevel(logging.ErrorLevel))
 	if err != nil {
