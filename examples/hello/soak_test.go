@@ -27,15 +27,10 @@ const soakEnv = "GWIST_SOAK"
 // request meanwhile waits its turn behind every busy connection: 150 to
 // 740 ms measured. The p99 bound holds for the steady attack after the
 // burst; during it, no request may wait longer than soakBurstMax.
-const (
-	// soakQuietWindow is the span over which the server's CPU must fall
-	// under half a core for the burst to count as over.
-	soakQuietWindow = 300 * time.Millisecond
-	// soakBurstMax bounds one live request's wait during the burst:
-	// about three times the worst measured, well under the probe's 5 s
-	// timeout.
-	soakBurstMax = 2 * time.Second
-)
+//
+// soakBurstMax bounds one live request's wait during the burst: about
+// three times the worst measured, well under the probe's 5 s timeout.
+const soakBurstMax = 2 * time.Second
 
 // The hostile-client soak: every attack of issue 21 at once against
 // examples/hello as its own process, with a live client beside them:
@@ -128,11 +123,11 @@ func TestHostileSoak(t *testing.T) {
 		t.Fatalf("server's CPU time: %v", err)
 	}
 	// The opening burst ends once the non-reading peers have stopped
-	// pushing and the server's CPU has fallen under half a core over
-	// soakQuietWindow; the live client's requests from then on are the
+	// pushing and the server's CPU has fallen (hostile.BurstQuietWindow,
+	// BurstQuietCores); the live client's requests from then on are the
 	// steady attack's. (The server's CPU alone dips while the attackers
 	// hold the cores.)
-	split := cpu.SplitAtBurst(probe, attackStart, probeStart, noread.WritesEndedAt, soakQuietWindow, 0.5)
+	split := cpu.SplitAtBurst(probe, attackStart, probeStart, noread.WritesEndedAt, hostile.BurstQuietWindow, hostile.BurstQuietCores)
 	burst, steady := split.During, split.After
 	if psiAfter, err := hostile.ReadPressure(); psiErr == nil && err == nil {
 		// CPU stall is expected (the attack and the server share the
@@ -171,10 +166,10 @@ func TestHostileSoak(t *testing.T) {
 	switch {
 	case !split.Ended:
 		t.Errorf("the opening burst did not end: after the peers stopped pushing (%v in), the server never used under half a core over %v",
-			noread.WritesEndedAt, soakQuietWindow)
+			noread.WritesEndedAt, hostile.BurstQuietWindow)
 	case split.End > dur/2:
 		t.Errorf("the opening burst (peers pushing, then the server at least half a core over %v) lasted past %v into a %v attack; want it over within half of it",
-			soakQuietWindow, split.End, dur)
+			hostile.BurstQuietWindow, split.End, dur)
 	case steady.Count < int((dur/2-2*time.Second)/(20*time.Millisecond)):
 		t.Errorf("live client: %d requests after the opening burst, too few to judge", steady.Count)
 	case steady.P99 > 50*time.Millisecond:

@@ -7,6 +7,13 @@ import "time"
 // waits its turn behind every busy connection. The steady attack comes
 // after; the two are judged apart.
 
+// The usual test of a burst's end, the hostile soak's and cmd/hostile's
+// default: the server used under half a core over 300 ms.
+const (
+	BurstQuietWindow = 300 * time.Millisecond
+	BurstQuietCores  = 0.5
+)
+
 // Burst is a live probe's requests split at the end of an attack's opening
 // burst.
 type Burst struct {
@@ -27,7 +34,7 @@ type Burst struct {
 // clock (Since); pushEnd is when the attackers stopped pushing, since the
 // attack started (0: at once).
 func (s *CPUSampler) SplitAtBurst(probe ProbeResult, attackStart, probeStart, pushEnd, window time.Duration, cores float64) Burst {
-	end, ok := s.QuietAt(attackStart+pushEnd, window, cores)
+	end, ok := s.quietAt(attackStart+pushEnd, window, cores)
 	if !ok {
 		return Burst{During: probe.Phase(0, ToEnd)}
 	}

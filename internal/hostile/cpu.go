@@ -90,7 +90,7 @@ func (s *CPUSampler) sample() bool {
 	return true
 }
 
-// Since is the time since the sampler started, the clock of QuietAt.
+// Since is the time since the sampler started, the clock of SplitAtBurst.
 func (s *CPUSampler) Since() time.Duration { return time.Since(s.start) }
 
 // Stop ends the sampling; it returns the error that ended it early, if
@@ -103,11 +103,11 @@ func (s *CPUSampler) Stop() error {
 	return s.err
 }
 
-// QuietAt returns the first moment from from on (since the sampler
+// quietAt returns the first moment from from on (since the sampler
 // started) at which the process had used less than cores of CPU over the
 // window before it: the end of a burst of work. It reports false when no
 // window was that quiet.
-func (s *CPUSampler) QuietAt(from, window time.Duration, cores float64) (time.Duration, bool) {
+func (s *CPUSampler) quietAt(from, window time.Duration, cores float64) (time.Duration, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	j := 0 // the window's first sample

@@ -40,9 +40,9 @@ func rusageCPU(t *testing.T) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// QuietAt finds the first window under the bound, not a quiet moment
+// quietAt finds the first window under the bound, not a quiet moment
 // inside a busy window, and reports false when there is none.
-func TestCPUSamplerQuietAt(t *testing.T) {
+func TestCPUSamplerquietAt(t *testing.T) {
 	ms := time.Millisecond
 	s := &CPUSampler{samples: []cpuSample{
 		{0, 0}, {100 * ms, 100 * ms}, {200 * ms, 300 * ms}, // 1 then 2 cores
@@ -51,17 +51,17 @@ func TestCPUSamplerQuietAt(t *testing.T) {
 	}}
 	// Over 300 ms windows: at 500 ms the 300 ms before used 110 ms (0.37
 	// cores); at 400 ms it used 300 ms (1 core).
-	if at, ok := s.QuietAt(0, 300*ms, 0.5); !ok || at != 500*ms {
-		t.Errorf("QuietAt(300ms, 0.5) = %v, %v; want 500ms, true", at, ok)
+	if at, ok := s.quietAt(0, 300*ms, 0.5); !ok || at != 500*ms {
+		t.Errorf("quietAt(300ms, 0.5) = %v, %v; want 500ms, true", at, ok)
 	}
-	if at, ok := s.QuietAt(0, 300*ms, 0.05); ok {
-		t.Errorf("QuietAt(300ms, 0.05) = %v, true; no window was that quiet", at)
+	if at, ok := s.quietAt(0, 300*ms, 0.05); ok {
+		t.Errorf("quietAt(300ms, 0.05) = %v, true; no window was that quiet", at)
 	}
-	if at, ok := s.QuietAt(0, 100*ms, 0.5); !ok || at != 400*ms {
-		t.Errorf("QuietAt(0, 100ms, 0.5) = %v, %v; want 400ms, true", at, ok)
+	if at, ok := s.quietAt(0, 100*ms, 0.5); !ok || at != 400*ms {
+		t.Errorf("quietAt(0, 100ms, 0.5) = %v, %v; want 400ms, true", at, ok)
 	}
-	if at, ok := s.QuietAt(650*ms, 100*ms, 0.5); !ok || at != 700*ms {
-		t.Errorf("QuietAt(650ms, 100ms, 0.5) = %v, %v; want 700ms, true", at, ok)
+	if at, ok := s.quietAt(650*ms, 100*ms, 0.5); !ok || at != 700*ms {
+		t.Errorf("quietAt(650ms, 100ms, 0.5) = %v, %v; want 700ms, true", at, ok)
 	}
 }
 
@@ -80,7 +80,7 @@ func TestSampleCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(s.samples)
-	if _, ok := s.QuietAt(0, 200*time.Millisecond, 0.5); !ok || n < 5 {
+	if _, ok := s.quietAt(0, 200*time.Millisecond, 0.5); !ok || n < 5 {
 		t.Errorf("%d samples, a quiet window found: %v", n, ok)
 	}
 	time.Sleep(50 * time.Millisecond)

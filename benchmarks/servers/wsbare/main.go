@@ -92,7 +92,7 @@ func (h *handler) OnTraffic(c gnet.Conn) gnet.Action {
 		}
 	}
 	_, _ = c.Discard(used)
-	if h.echoes != nil && len(out) > 0 && c.Context() != nil && used > 0 && ok {
+	if h.echoes != nil && len(out) > 0 && ok {
 		h.echoes <- echo{fd: c.Fd(), out: out}
 		return gnet.None
 	}
