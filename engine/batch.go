@@ -13,7 +13,15 @@ import (
 // responses come back to the loop in one Execute. Batching keeps pipelined
 // requests to one hand-off each way instead of one per request.
 type batch struct {
-	c    *conn
+	// What a worker reads first, together at the start (a batch crosses
+	// between the loop's core and a worker's for every message).
+	c *conn
+	// upgrade: the WebSocket its last request upgraded to (wsupgrade.go);
+	// ws: the WebSocket whose callbacks this batch runs (wsevents.go).
+	upgrade, ws *WSConn
+	// unbound: its worker left the pool's bound to stream (workers.go).
+	unbound bool
+
 	exs  []*Exchange
 	reqs int // len(exs) when queued; a settling worker empties exs early
 	out  []byte
@@ -27,21 +35,15 @@ type batch struct {
 	firstTLS bool // the connection's first response: record its time
 	cipher   bool
 	writeErr error
-	// unbound: its worker left the pool's bound to stream (workers.go).
-	unbound bool
 	// cont: its handler asked for "100 Continue" (inbody.go).
 	cont bool
 	// detached: the response its last request detached (detached.go).
 	detached *Detached
 	// h2: the HTTP/2 stream whose request this batch runs (h2stream.go).
 	h2 *h2Stream
-	// upgrade: the WebSocket its last request upgraded to (wsupgrade.go);
-	// ws: the WebSocket whose callbacks this batch runs (wsevents.go).
-	upgrade, ws *WSConn
 	// dstate: how a direct batch comes back to the loop; see direct.go.
 	dstate atomic.Uint32
 	next   *batch // the connection's next batch, in response order
-	queued *batch // the next batch in the worker FIFO (workers.go)
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
@@ -92,14 +94,11 @@ func (b *batch) releaseExchanges() {
 func runBatch(b *batch) (slot int) {
 	s := b.c.srv
 	if ws := b.ws; ws != nil {
-		// A WebSocket's callbacks (wsevents.go); the loop keeps nothing of
-		// b. A writer that blocked meanwhile took b out of the bound
-		// (wsconn.go); runCallbacks returns once nobody can any more.
-		ws.runCallbacks(b)
-		slot = slotOf(b.unbound)
-		b.ws = nil
-		b.release()
-		return slot
+		// A WebSocket's callbacks (wsevents.go). A writer that blocked
+		// meanwhile took b out of the bound (wsconn.go); runCallbacks
+		// returns once nobody can any more, and keeps b for the
+		// connection's next message.
+		return ws.runCallbacks(b)
 	}
 	if st := b.h2; st != nil {
 		// One HTTP/2 request: the stream hands its response to the loop

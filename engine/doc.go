@@ -65,8 +65,8 @@
 // loop grants the worker the write side, one back otherwise):
 //
 //	server.go onTraffic → conn.go → wsdriver.go serve, process (websocket.Reader),
-//	event → wsevents.go queueMessage, startCallbacks (wsdirect.go grantWire) →
-//	workers.go submit
+//	event → wsevents.go queueMessage, queue (wsdirect.go grantWireLocked),
+//	startCallbacks → workers.go submit
 //	  ⇒ worker: batch.go runBatch → wsevents.go runCallbacks → OnMessage →
 //	    wsconn.go WriteMessage (framed here) → wsdirect.go sendDirect (the socket)
 //	  ⇒ loop, only over TLS or HTTP/2, or when the socket is full: handoff.go post →

@@ -33,15 +33,13 @@ type Workers struct {
 	pool *ants.PoolWithFunc // provides (and reuses) drainer goroutines
 	size int
 
-	mu         sync.Mutex
-	head, tail *batch // the FIFO, linked through batch.queued
+	mu   sync.Mutex
+	fifo batchFIFO // batches accepted, no drainer yet
 	// pending counts batches accepted and not yet finished (queued or
 	// running); it is the bound: at most size at once. A batch whose
 	// response streams leaves it (leaveBound) and is counted in streams.
 	pending, streams int
-	// queued counts batches in the FIFO (accepted, no drainer yet);
 	// rejected counts batches refused with ErrOverloaded.
-	queued   int
 	rejected uint64
 	// drainers counts drainers started and not yet gone; free counts those
 	// of them not running a handler, which look at the FIFO before leaving.
@@ -115,7 +113,7 @@ func (w *Workers) Running() int {
 func (w *Workers) Queued() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.queued
+	return w.fifo.len()
 }
 
 // Rejected counts the batches refused because the pool was full (each
@@ -169,13 +167,7 @@ func (w *Workers) submit(b *batch) error {
 		return ErrOverloaded
 	}
 	w.pending++
-	w.queued++
-	if w.tail == nil {
-		w.head = b
-	} else {
-		w.tail.queued = b
-	}
-	w.tail = b
+	w.fifo.push(b)
 	start := w.reserveDrainer()
 	w.mu.Unlock()
 	if start {
@@ -189,7 +181,7 @@ func (w *Workers) submit(b *batch) error {
 // every existing one runs a batch and at least one more batch is queued.
 // Called with mu held.
 func (w *Workers) reserveDrainer() bool {
-	if w.head == nil || w.free > 0 {
+	if w.fifo.len() == 0 || w.free > 0 {
 		return false
 	}
 	w.drainers++
@@ -213,20 +205,15 @@ func (w *Workers) startDrainer() {
 func (w *Workers) drain(any) {
 	w.mu.Lock()
 	for {
-		b := w.head
+		b := w.fifo.pop()
 		if b == nil {
 			w.free--
 			w.drainers--
 			w.mu.Unlock()
 			return
 		}
-		w.head, b.queued = b.queued, nil
-		w.queued--
-		if w.head == nil {
-			w.tail = nil
-		}
 		w.free--
-		if w.head != nil && w.free == 0 {
+		if w.fifo.len() > 0 && w.free == 0 {
 			w.armRescue()
 		}
 		w.mu.Unlock()
@@ -297,11 +284,9 @@ func (w *Workers) rescueStalled() {
 	w.mu.Lock()
 	w.rescueArmed = false
 	start := 0
-	if w.head != nil && w.free == 0 && !w.released {
+	if w.fifo.len() > 0 && w.free == 0 && !w.released {
 		if w.finished == w.finishedAtArm {
-			for b := w.head; b != nil; b = b.queued {
-				start++
-			}
+			start = w.fifo.len()
 			w.drainers += start
 			w.free += start
 		} else {
@@ -312,4 +297,45 @@ func (w *Workers) rescueStalled() {
 	for range start {
 		w.startDrainer()
 	}
+}
+
+// batchFIFO is the workers' queue of batches: a ring that grows by doubling
+// (to at most the pool's bound, Workers.size). A ring rather than a list
+// linked through the batches, so that queueing one writes nothing into the
+// batch before it, which a drainer on another core may be reading.
+// Under Workers.mu.
+type batchFIFO struct {
+	ring  []*batch // len is 0 or a power of two
+	first int      // the head's index
+	n     int
+}
+
+func (q *batchFIFO) len() int { return q.n }
+
+func (q *batchFIFO) push(b *batch) {
+	if q.n == len(q.ring) {
+		q.grow()
+	}
+	q.ring[(q.first+q.n)&(len(q.ring)-1)] = b
+	q.n++
+}
+
+// pop takes the head, or returns nil when the queue is empty.
+func (q *batchFIFO) pop() *batch {
+	if q.n == 0 {
+		return nil
+	}
+	b := q.ring[q.first]
+	q.ring[q.first] = nil
+	q.first = (q.first + 1) & (len(q.ring) - 1)
+	q.n--
+	return b
+}
+
+func (q *batchFIFO) grow() {
+	ring := make([]*batch, max(16, 2*len(q.ring)))
+	for i := range q.n {
+		ring[i] = q.ring[(q.first+i)&(len(q.ring)-1)]
+	}
+	q.ring, q.first = ring, 0
 }

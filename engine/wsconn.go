@@ -126,26 +126,26 @@ func (cfg WSConfig) WithDefaults() WSConfig {
 // WSConn is one WebSocket connection. Its write methods, Close and the
 // accessors may be called from any goroutine.
 type WSConn struct {
-	// Owner is the layer above's object for this connection (the root
-	// package's WSConn), set from WSUpgrade.Owner.
-	Owner any
+	// Its fields are grouped by who touches them for every message, so
+	// that a message costs few cache lines on the loop's core and on the
+	// worker's: set once and read by both, the loop's own, then those under
+	// mu, and last those seldom used.
 
-	c       *conn
-	cfg     *WSConfig
-	h       WSHandler
-	subp    string
-	deflate *websocket.DeflateParams
-
+	c   *conn
+	cfg *WSConfig
+	h   WSHandler
 	// h2s: the HTTP/2 stream this WebSocket runs on (RFC 8441); nil for
 	// an upgraded HTTP/1.1 connection (wstransport.go).
 	h2s *h2Stream
 	// nc: the net.Conn this WebSocket runs on, outside the event loop (a
 	// connection hijacked from net/http, wsnet.go); c is nil then.
 	nc *netWS
+	// Owner is the layer above's object for this connection (the root
+	// package's WSConn), set from WSUpgrade.Owner.
+	Owner any
+
 	// Loop only (the driver, wsdriver.go).
 	r        *websocket.Reader
-	h2in     []byte    // HTTP/2: received bytes not yet fed to r
-	inEnded  bool      // HTTP/2: nothing more is read
 	lastRead int64     // server clock of the last bytes received
 	lastData int64     // of the last data message either way (IdleTimeout)
 	pingSent int64     // server clock of the unanswered ping; 0 = none
@@ -155,43 +155,64 @@ type WSConn struct {
 	// owesPong: a ping came while the output had no room for its pong;
 	// pongOwed is its payload. Reading stops until it is sent (wsflood.go).
 	owesPong bool
-	pongOwed []byte
 	openDone bool // counted in Server.wsconns
+	inEnded  bool // HTTP/2: nothing more is read
+	// The loop's view of the queues, as of its last look under mu (at each
+	// read, and at each queueing): queueFull, the callbacks' queue is at
+	// its bound (only the worker empties it, and then tells the loop,
+	// wsResume); writersQueued, the writers' queuedLen.
+	queueFull     bool
+	writersQueued int
+	// loopSpare: a payload buffer the worker gave back (spare), for the
+	// loop's next message.
+	loopSpare *[]byte
 
-	mu sync.Mutex
-	// The write side: framed output waiting for the loop. shared holds
-	// frames shared with other connections (Hub.Broadcast), all of which
-	// go before buf.
-	buf       []byte
-	bufp      *[]byte // buf's pool entry
-	shared    [][]byte
-	queuedLen int     // len(buf) plus the lengths in shared
-	handoff   handoff // to the loop: wsFlush
-	wire      wsWire  // who writes to the socket (wsdirect.go)
+	mu      sync.Mutex
+	running bool   // a worker (or the loop) runs the callbacks
+	wire    wsWire // who writes to the socket (wsdirect.go)
 	// loopOut: while the writers hold the socket, the loop has frames of
 	// its own in c.out that are not yet queued; writers queue behind them.
 	loopOut bool
 	onLoop  bool // an Inline callback runs: the loop flushes after it
 	// closeReq: Close was called (the frame goes out after what is queued).
-	closeReq    bool
-	closeCode   websocket.CloseCode
-	closeReason string
-	writeDone   bool          // no more writes: a close frame is queued, or the connection is gone
-	isGone      bool          // the transport is gone (OnClose ran, or the stream ended)
-	wake        chan struct{} // closed when blocked writers may retry
-	deflater    *websocket.Deflater
+	closeReq  bool
+	writeDone bool    // no more writes: a close frame is queued, or the connection is gone
+	isGone    bool    // the transport is gone (OnClose ran, or the stream ended)
+	closedEv  bool    // OnClose is queued: nothing more is
+	retrySubm bool    // the pool was full: the sweep submits again
+	handoff   handoff // to the loop: wsFlush
 	// The callbacks' queue (wsevents.go).
 	events  []wsEvent
 	evHead  int
 	evBytes int
-	running bool // a worker (or the loop) runs the callbacks
+	// The write side: framed output waiting for the loop. shared holds
+	// frames shared with other connections (Hub.Broadcast), all of which
+	// go before buf.
+	queuedLen int // len(buf) plus the lengths in shared
 	// cb: the batch whose worker runs the callbacks now; nil when none
 	// runs or they run on the loop.
-	cb        *batch
-	closedEv  bool // OnClose is queued: nothing more is
-	hubs      []*WSHub
-	backlog   atomic.Int64 // gnet's outbound buffer as the loop last saw it
-	retrySubm bool         // the pool was full: the sweep submits again
+	cb *batch
+	// spare and spareBatch: the payload buffer of the last message run and
+	// the batch of the last callbacks' run, kept for the next message
+	// instead of a trip through their pools; the sweep takes them back from
+	// a connection that is quiet (trimEvents).
+	spare      *[]byte
+	spareBatch *batch
+	buf        []byte
+	bufp       *[]byte             // buf's pool entry
+	backlog    atomic.Int64        // gnet's outbound buffer as the loop last saw it
+	deflater   *websocket.Deflater // permessage-deflate's compressor; nil without it
+	wake       chan struct{}       // closed when blocked writers may retry
+
+	// Seldom used.
+	shared      [][]byte
+	closeCode   websocket.CloseCode
+	closeReason string
+	hubs        []*WSHub
+	subp        string
+	deflate     *websocket.DeflateParams
+	h2in        []byte // HTTP/2: received bytes not yet fed to r (loop only)
+	pongOwed    []byte // loop only
 }
 
 // wsClosing is how far a WebSocket's close handshake (RFC 6455 section
@@ -405,20 +426,30 @@ func (f *wsFlush) Run(context.Context) error {
 // requested close frame goes last. What it writes is taken out under mu
 // and written after: a failed write closes the connection at once, and
 // its OnClose takes mu. Loop only.
-func (ws *WSConn) flushOut() {
+func (ws *WSConn) flushOut() { ws.flush(false) }
+
+// flush is flushOut; with hold (at the end of a callback), while the
+// writers hold the socket, it also moves the loop's own frames to their
+// queue (holdLoopOutput), under the same lock. Loop only.
+func (ws *WSConn) flush(hold bool) {
 	ws.c.loopOnly("WSConn.flushOut")
 	c := ws.c
 	s := ws.h2s
 	ws.mu.Lock()
 	ws.handoff.taken()
 	if ws.wire == wsWireWriters {
-		ws.loopOut = true // what the loop now puts in c.out goes to the queue
+		if hold {
+			ws.holdLoopOutputLocked()
+		} else {
+			ws.loopOut = true // what the loop now puts in c.out goes to the queue
+		}
+		ws.writersQueued = ws.queuedLen
 		ws.mu.Unlock()
 		return // the writers write; the grant's end hands their queue over
 	}
 	shared, buf, bufp := ws.shared, ws.buf, ws.bufp
 	ws.shared, ws.buf, ws.bufp = nil, nil, nil
-	ws.queuedLen = 0
+	ws.queuedLen, ws.writersQueued = 0, 0
 	closeReq, code, reason := ws.closeReq && ws.closing == wsOpen, ws.closeCode, ws.closeReason
 	ws.closeReq = false
 	ws.mu.Unlock()

@@ -22,7 +22,7 @@ package engine
 //     about to go into c.out (loopOut: writers then queue behind them, so a
 //     frame the socket takes only in part is never overtaken), and the
 //     driver's end of callback moves them to the writers' queue
-//     (holdLoopOutput).
+//     (holdLoopOutputLocked).
 //   - A writer that must wait for room ends the grant first, so that the
 //     loop drains the queue.
 //   - When the callbacks' queue runs empty, the worker ends the grant and
@@ -48,16 +48,28 @@ const (
 // grantWire grants the write side to the writers before the callbacks go
 // to a worker, when the connection allows it and nothing waits. Loop only.
 func (ws *WSConn) grantWire() {
-	c := ws.c
-	if ws.h2s != nil || ws.nc != nil || c.isTLS() || !fdWriteReach.on() ||
-		len(c.out) > 0 || c.gc.OutboundBuffered() > 0 || ws.closing != wsOpen {
+	if !ws.wireGrantable() {
 		return
 	}
 	ws.mu.Lock()
+	ws.grantWireLocked()
+	ws.mu.Unlock()
+}
+
+// wireGrantable: the loop's half of grantWire's conditions (the transport,
+// and nothing of the loop's waiting to be written). Loop only.
+func (ws *WSConn) wireGrantable() bool {
+	c := ws.c
+	return ws.h2s == nil && ws.nc == nil && !c.isTLS() && fdWriteReach.on() &&
+		len(c.out) == 0 && c.gc.OutboundBuffered() == 0 && ws.closing == wsOpen
+}
+
+// grantWireLocked is grantWire's half under mu, once wireGrantable said
+// yes: nothing of the writers' waits either.
+func (ws *WSConn) grantWireLocked() {
 	if ws.queuedLen == 0 && !ws.closeReq && !ws.writeDone && !ws.handoff.queued {
 		ws.wire = wsWireWriters
 	}
-	ws.mu.Unlock()
 }
 
 // mayWriteDirect: the writers hold the socket and nothing waits before a
@@ -109,19 +121,13 @@ func (ws *WSConn) sendDirect() error {
 	return nil
 }
 
-// holdLoopOutput moves the loop's own frames from c.out to the writers'
-// queue while the writers hold the write side, so that the loop does not
-// write behind their back; the grant's end hands them back. Loop only.
-func (ws *WSConn) holdLoopOutput() {
+// holdLoopOutputLocked moves the loop's own frames from c.out to the
+// writers' queue while the writers hold the write side, so that the loop
+// does not write behind their back; the grant's end hands them back.
+// Called on the loop (the driver's endCallback, through flush) with mu
+// held and the write side granted.
+func (ws *WSConn) holdLoopOutputLocked() {
 	c := ws.c
-	if ws.h2s != nil {
-		return
-	}
-	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	if ws.wire != wsWireWriters {
-		return
-	}
 	ws.loopOut = false
 	if len(c.out) == 0 {
 		return

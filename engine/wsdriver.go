@@ -59,8 +59,9 @@ func (ws *WSConn) process() bool {
 	ws.c.loopOnly("WSConn.process")
 	d := (*wsDriver)(ws)
 	defer ws.dropIdleReader()
+	ws.lookAtQueues()
 	for !ws.readDone() {
-		if ws.readQueueFull() || !ws.payPong() {
+		if ws.queueFull || !ws.payPong() {
 			return false
 		}
 		r := ws.reader()
@@ -105,7 +106,8 @@ func (ws *WSConn) process() bool {
 // wsReaderPool holds the frame readers of quiet connections: a Reader
 // between frames holds nothing a new one would not (websocket.Reader.Idle),
 // so a connection gives it back once its input is used up and takes one
-// (Reset) when bytes arrive.
+// (Reset) when bytes arrive: the loop's next connection then takes the one
+// still in its cache.
 var wsReaderPool = sync.Pool{New: func() any { return new(websocket.Reader) }}
 
 // reader returns the connection's frame reader, taking one from the pool
@@ -207,8 +209,7 @@ func (d *wsDriver) collectSettled() bool { return false }
 // output (pongs, close frames).
 func (d *wsDriver) endCallback() {
 	if !d.c.closed {
-		d.flushOut()
-		(*WSConn)(d).holdLoopOutput() // while the writers hold the socket (wsdirect.go)
+		(*WSConn)(d).flush(true) // hold: the writers may hold the socket (wsdirect.go)
 	}
 }
 
@@ -274,7 +275,7 @@ func (ws *WSConn) keepalive(now int64) {
 
 // queued: frames wait in the writers' queue (wsconn.go), where the
 // loop's own frames go while a worker holds the write side (wsdirect.go
-// holdLoopOutput). A close waits for them: its FIN must not overtake the
+// holdLoopOutputLocked). A close waits for them: its FIN must not overtake the
 // close frame queued there. The queue's hand-over to the loop, or the
 // worker's release of the write side, brings the loop back to close.
 func (d *wsDriver) queued() bool {
@@ -319,6 +320,7 @@ func (ws *WSConn) gone() {
 	hubs := ws.hubs
 	ws.hubs = nil
 	ws.mu.Unlock()
+	ws.dropSpares()
 	for _, h := range hubs {
 		h.Remove(ws)
 	}

@@ -36,9 +36,15 @@ type wsEvent struct {
 
 var wsPayloadPool = sync.Pool{New: func() any { return new([]byte) }}
 
-// queueMessage copies a received message for the callbacks. Loop only.
+// queueMessage copies a received message for the callbacks, into the
+// payload buffer the worker gave back if there is one. Loop only.
 func (ws *WSConn) queueMessage(op websocket.Opcode, payload []byte) {
-	p := wsPayloadPool.Get().(*[]byte)
+	p := ws.loopSpare
+	if p != nil {
+		ws.loopSpare = nil
+	} else {
+		p = wsPayloadPool.Get().(*[]byte)
+	}
 	*p = append((*p)[:0], payload...)
 	ws.queue(wsEvent{kind: wsEvMessage, op: op, data: p})
 }
@@ -54,44 +60,105 @@ func (ws *WSConn) queueClose(code websocket.CloseCode, reason string) {
 	}
 }
 
-// queue appends ev and makes sure something runs the callbacks. Loop only.
+// queue appends ev and makes sure something runs the callbacks: it hands
+// them to a worker (with the write side, when it may be granted) if none
+// runs them. Loop only.
 func (ws *WSConn) queue(ev wsEvent) {
+	onWorkers := ws.onWorkers()
+	grantable := onWorkers && ws.wireGrantable()
 	ws.mu.Lock()
 	if ev.data != nil {
 		ws.evBytes += len(*ev.data)
 	}
 	ws.events = append(ws.events, ev)
 	start := !ws.running
-	ws.running = ws.running || start
+	ws.running = true
+	ws.noteQueuesLocked()
+	var b *batch
+	if start && onWorkers {
+		b, ws.spareBatch = ws.spareBatch, nil
+		if grantable {
+			ws.grantWireLocked()
+		}
+	}
 	ws.mu.Unlock()
 	if start {
-		ws.startCallbacks()
+		ws.startCallbacks(b)
 	}
 }
 
-// trimEvents gives back the queue's array while nothing is queued or
-// running (the sweep's look: a busy connection keeps it between messages).
+// onWorkers: the callbacks run on the worker pool, not on the loop.
+func (ws *WSConn) onWorkers() bool {
+	cfg := ws.c.config()
+	return !cfg.Inline && cfg.Workers != nil
+}
+
+// lookAtQueues refreshes the loop's view of the queues (queueFull,
+// writersQueued) and takes the payload buffer the worker gave back: once
+// per read, and queue does it at each message, so the loop takes mu once
+// per message where it took it at every step of the parse. Loop only.
+func (ws *WSConn) lookAtQueues() {
+	ws.mu.Lock()
+	ws.noteQueuesLocked()
+	ws.mu.Unlock()
+}
+
+// noteQueuesLocked is lookAtQueues with mu held.
+func (ws *WSConn) noteQueuesLocked() {
+	ws.queueFull = len(ws.events)-ws.evHead >= ws.cfg.MaxReadQueue || ws.evBytes >= ws.cfg.MaxReadQueueBytes
+	ws.writersQueued = ws.queuedLen
+	if ws.loopSpare == nil {
+		ws.loopSpare, ws.spare = ws.spare, nil
+	}
+}
+
+// trimEvents gives back the queue's array, the spare batch and payload
+// buffer while nothing is queued or running (the sweep's look: a busy
+// connection keeps them between messages). Loop only.
 func (ws *WSConn) trimEvents() {
 	ws.mu.Lock()
-	if !ws.running && ws.evHead == len(ws.events) {
+	quiet := !ws.running && ws.evHead == len(ws.events)
+	if quiet {
 		ws.events, ws.evHead = nil, 0
 	}
 	ws.mu.Unlock()
+	if quiet {
+		ws.dropSpares()
+	}
 }
 
-// readQueueFull: the callbacks are behind; stop reading. Loop only.
-func (ws *WSConn) readQueueFull() bool {
+// dropSpares puts the connection's spare batch and payload buffers back in
+// their pools: it is quiet, or gone. Loop only.
+func (ws *WSConn) dropSpares() {
 	ws.mu.Lock()
-	defer ws.mu.Unlock()
-	return len(ws.events)-ws.evHead >= ws.cfg.MaxReadQueue || ws.evBytes >= ws.cfg.MaxReadQueueBytes
+	b, p := ws.spareBatch, ws.spare
+	ws.spareBatch, ws.spare = nil, nil
+	ws.mu.Unlock()
+	if b != nil {
+		b.ws = nil
+		b.release()
+	}
+	putPayload(p)
+	putPayload(ws.loopSpare)
+	ws.loopSpare = nil
 }
 
-// startCallbacks hands the queue to a worker, or runs it on the loop for an
-// Inline server. When every worker is busy, the sweep tries again (the
-// queue's cap stops reading meanwhile). Loop only, with running set.
-func (ws *WSConn) startCallbacks() {
+// putPayload returns a message's payload buffer to its pool (not a big
+// one: the pool would keep it for every later small message).
+func putPayload(p *[]byte) {
+	if p != nil && cap(*p) <= 64<<10 {
+		*p = (*p)[:0]
+		wsPayloadPool.Put(p)
+	}
+}
+
+// startCallbacks hands the queue to a worker in batch b (nil: a pooled
+// one), or runs it on the loop for an Inline server. When every worker is
+// busy, the sweep tries again (the queue's cap stops reading meanwhile).
+// Loop only, with running set (and the write side granted, if it may be).
+func (ws *WSConn) startCallbacks(b *batch) {
 	c := ws.c
-	if c.config().Inline || c.config().Workers == nil {
+	if !ws.onWorkers() {
 		ws.mu.Lock()
 		ws.onLoop = true
 		ws.mu.Unlock()
@@ -104,9 +171,10 @@ func (ws *WSConn) startCallbacks() {
 		}
 		return
 	}
-	b := getBatch(c)
+	if b == nil {
+		b = getBatch(c)
+	}
 	b.ws = ws
-	ws.grantWire()
 	if err := c.config().Workers.submit(b); err != nil {
 		b.ws = nil
 		b.release()
@@ -133,19 +201,25 @@ func (ws *WSConn) retryCallbacks() {
 	ws.running = ws.running || start
 	ws.mu.Unlock()
 	if start {
-		ws.startCallbacks()
+		ws.grantWire()
+		ws.startCallbacks(nil)
 	}
 }
 
 // runCallbacks runs the queued events in order until the queue is empty.
 // On a worker (b is its batch, which a blocked writer takes out of the
-// pool's bound), or on the loop for an Inline server (b is nil).
-func (ws *WSConn) runCallbacks(b *batch) {
+// pool's bound), or on the loop for an Inline server (b is nil). It
+// reports what became of b's place in the workers' bound (runBatch); b is
+// the connection's spare (or back in its pool) when it returns.
+func (ws *WSConn) runCallbacks(b *batch) (slot int) {
+	var done *[]byte // the payload of the event just run
 	ws.mu.Lock()
 	ws.cb = b
-	ws.mu.Unlock()
 	for {
-		ws.mu.Lock()
+		if done != nil {
+			ws.keepPayload(done)
+			done = nil
+		}
 		if ws.evHead == len(ws.events) {
 			ws.running = false
 			ws.cb = nil
@@ -156,8 +230,21 @@ func (ws *WSConn) runCallbacks(b *batch) {
 				ws.events = ws.events[:0]
 			}
 			ws.evHead = 0
+			slot = slotHeld
+			if b != nil {
+				// Nobody takes b out of the bound once cb is cleared.
+				slot = slotOf(b.unbound)
+				b.unbound = false
+				if ws.spareBatch == nil && !ws.isGone {
+					ws.spareBatch, b = b, nil
+				}
+			}
 			ws.mu.Unlock()
-			return
+			if b != nil {
+				b.ws = nil
+				b.release()
+			}
+			return slot
 		}
 		wasFull := len(ws.events)-ws.evHead >= ws.cfg.MaxReadQueue || ws.evBytes >= ws.cfg.MaxReadQueueBytes
 		ev := ws.events[ws.evHead]
@@ -172,7 +259,20 @@ func (ws *WSConn) runCallbacks(b *batch) {
 			_ = ws.c.el.Execute(context.Background(), (*wsResume)(ws))
 		}
 		ws.run(ev)
+		done = ev.data
+		ws.mu.Lock()
 	}
+}
+
+// keepPayload keeps a run message's payload buffer as the connection's
+// spare for the loop's next message, or returns it to the pool. Called
+// with mu held.
+func (ws *WSConn) keepPayload(p *[]byte) {
+	if ws.spare == nil && !ws.isGone && cap(*p) <= 64<<10 {
+		ws.spare = p
+		return
+	}
+	putPayload(p)
 }
 
 func (ws *WSConn) onLoopNow() bool {
@@ -195,11 +295,7 @@ func (ws *WSConn) run(ev wsEvent) {
 	case wsEvOpen:
 		ws.h.OnOpen(ws)
 	case wsEvMessage:
-		ws.h.OnMessage(ws, ev.op, *ev.data)
-		if cap(*ev.data) <= 64<<10 {
-			*ev.data = (*ev.data)[:0]
-			wsPayloadPool.Put(ev.data)
-		}
+		ws.h.OnMessage(ws, ev.op, *ev.data) // runCallbacks keeps or pools ev.data
 	case wsEvClose:
 		ws.h.OnClose(ws, ev.code, ev.reason)
 	}

@@ -106,8 +106,11 @@ func (ws *WSConn) outputBacklog() int {
 // blocks (or TryWriteMessage fails) when its message does not fit under
 // MaxQueued, which leaves the output anywhere above the cap less one
 // message; half the cap is where the peer is clearly not keeping up and
-// its data is no longer read. Loop only.
-func (ws *WSConn) outputFull() bool { return ws.outputBacklog() >= ws.cfg.MaxQueued/2 }
+// its data is no longer read. The writers' queue is taken as the loop last
+// saw it (writersQueued: at this read, or at its last message). Loop only.
+func (ws *WSConn) outputFull() bool {
+	return ws.transportBacklog()+ws.writersQueued >= ws.cfg.MaxQueued/2
+}
 
 // pongFits: a pong of n payload bytes fits under WSConfig.MaxQueued, as a
 // writer's message must. Loop only.

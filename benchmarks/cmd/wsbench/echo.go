@@ -82,11 +82,11 @@ func runEcho(c config) (parse.WSBench, error) {
 		wg.Go(l.run)
 	}
 	time.Sleep(c.warm)
-	cpu0, srv0, t0 := selfCPU(), serverCPU(c.pid), time.Now()
+	cpu0, srv0, t0 := selfCPU(), serverTimes(c.pid), time.Now()
 	phase.Store(phaseMeasure)
 	time.Sleep(c.dur)
 	phase.Store(phaseStop)
-	cpu1, srv1, elapsed := selfCPU(), serverCPU(c.pid), time.Since(t0)
+	cpu1, srv1, elapsed := selfCPU(), serverTimes(c.pid), time.Since(t0)
 	for _, l := range loops {
 		l.stop.Store(true)
 	}
@@ -111,12 +111,27 @@ func runEcho(c config) (parse.WSBench, error) {
 	if res.RoundTrips > 0 {
 		res.ClientCPUPerRT = float64((cpu1 - cpu0).Microseconds()) / float64(res.RoundTrips)
 		res.ClientCPUShare = (cpu1 - cpu0).Seconds() / res.Seconds
-		if c.pid > 0 && srv0 >= 0 && srv1 >= 0 {
-			res.ServerCPUPerRT = float64((srv1 - srv0).Microseconds()) / float64(res.RoundTrips)
-			res.ServerCPUShare = (srv1 - srv0).Seconds() / res.Seconds
+		if srv0 != nil && srv1 != nil {
+			user, sys := srv1.user-srv0.user, srv1.sys-srv0.sys
+			perRT := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(res.RoundTrips) }
+			res.ServerCPUPerRT = perRT(user + sys)
+			res.ServerUserPerRT, res.ServerSysPerRT = perRT(user), perRT(sys)
+			res.ServerCPUShare = (user + sys).Seconds() / res.Seconds
 		}
 	}
 	return res, nil
+}
+
+// serverTimes is the server's CPU time so far, nil without -pid.
+func serverTimes(pid int) *cpuTimes {
+	if pid <= 0 {
+		return nil
+	}
+	t, err := procTimes(pid)
+	if err != nil {
+		return nil
+	}
+	return &t
 }
 
 // serverCPU is the server's CPU time so far, or -1 without -pid.

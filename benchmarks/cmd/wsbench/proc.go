@@ -33,26 +33,35 @@ const clockTick = 100
 
 // procCPU is utime+stime of pid from /proc/PID/stat.
 func procCPU(pid int) (time.Duration, error) {
+	t, err := procTimes(pid)
+	return t.user + t.sys, err
+}
+
+// cpuTimes is a process's CPU time, user and system apart.
+type cpuTimes struct{ user, sys time.Duration }
+
+// procTimes is utime and stime of pid from /proc/PID/stat.
+func procTimes(pid int) (cpuTimes, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return cpuTimes{}, err
 	}
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("bad /proc/%d/stat", pid)
+		return cpuTimes{}, fmt.Errorf("bad /proc/%d/stat", pid)
 	}
 	f := strings.Fields(s[i+1:])
 	// Fields after the command: state is [0], utime [11], stime [12].
 	if len(f) < 13 {
-		return 0, fmt.Errorf("short /proc/%d/stat", pid)
+		return cpuTimes{}, fmt.Errorf("short /proc/%d/stat", pid)
 	}
 	u, err1 := strconv.ParseInt(f[11], 10, 64)
 	st, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("bad /proc/%d/stat", pid)
+		return cpuTimes{}, fmt.Errorf("bad /proc/%d/stat", pid)
 	}
-	return time.Duration(u+st) * time.Second / clockTick, nil
+	return cpuTimes{user: time.Duration(u) * time.Second / clockTick, sys: time.Duration(st) * time.Second / clockTick}, nil
 }
 
 // selfCPU is this process's user+system time.

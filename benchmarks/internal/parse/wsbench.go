@@ -34,8 +34,12 @@ type WSBench struct {
 	Latency        stats.Percentiles `json:"latency,omitzero"`
 	ClientCPUPerRT float64           `json:"client_cpu_us_per_rt,omitempty"`
 	ServerCPUPerRT float64           `json:"server_cpu_us_per_rt,omitempty"`
-	ClientCPUShare float64           `json:"client_cpu_cores,omitempty"` // client CPU seconds per second
-	ServerCPUShare float64           `json:"server_cpu_cores,omitempty"`
+	// The server's CPU per round trip, user and system apart (they add up
+	// to ServerCPUPerRT, to the 10 ms tick of /proc's counters).
+	ServerUserPerRT float64 `json:"server_user_us_per_rt,omitempty"`
+	ServerSysPerRT  float64 `json:"server_sys_us_per_rt,omitempty"`
+	ClientCPUShare  float64 `json:"client_cpu_cores,omitempty"` // client CPU seconds per second
+	ServerCPUShare  float64 `json:"server_cpu_cores,omitempty"`
 
 	// broadcast: one entry per measured round, and the medians over them.
 	Rounds       []BroadcastRound `json:"rounds,omitempty"`
