@@ -21,6 +21,9 @@ type batch struct {
 	upgrade, ws *WSConn
 	// unbound: its worker left the pool's bound to stream (workers.go).
 	unbound bool
+	// ev: the WebSocket event the worker runs before ws's queue (one that
+	// nothing waited before, wsevents.go queue).
+	ev wsEvent
 
 	exs  []*Exchange
 	reqs int // len(exs) when queued; a settling worker empties exs early
@@ -70,7 +73,7 @@ func (b *batch) release() {
 	}
 	b.c, b.reqs, b.done, b.closeAfter, b.next = nil, 0, false, false, nil
 	b.direct, b.firstTLS, b.cipher, b.writeErr, b.unbound, b.cont = false, false, false, nil, false, false
-	b.detached, b.h2, b.upgrade, b.ws = nil, nil, nil, nil
+	b.detached, b.h2, b.upgrade, b.ws, b.ev = nil, nil, nil, nil, wsEvent{}
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)
 }

@@ -67,12 +67,14 @@ func (ws *WSConn) queue(ev wsEvent) {
 	onWorkers := ws.onWorkers()
 	grantable := onWorkers && ws.wireGrantable()
 	ws.mu.Lock()
-	if ev.data != nil {
-		ws.evBytes += len(*ev.data)
-	}
-	ws.events = append(ws.events, ev)
 	start := !ws.running
 	ws.running = true
+	// An event that nothing waits before goes to the worker in its batch,
+	// not through the queue.
+	carried := start && onWorkers && ws.evHead == len(ws.events)
+	if !carried {
+		ws.appendEventLocked(ev)
+	}
 	ws.noteQueuesLocked()
 	var b *batch
 	if start && onWorkers {
@@ -82,9 +84,20 @@ func (ws *WSConn) queue(ev wsEvent) {
 		}
 	}
 	ws.mu.Unlock()
-	if start {
-		ws.startCallbacks(b)
+	if carried {
+		ws.startCallbacks(b, ev)
+	} else if start {
+		ws.startCallbacks(b, wsEvent{})
 	}
+}
+
+// appendEventLocked puts ev at the end of the callbacks' queue. Called on
+// the loop with mu held.
+func (ws *WSConn) appendEventLocked(ev wsEvent) {
+	if ev.data != nil {
+		ws.evBytes += len(*ev.data)
+	}
+	ws.events = append(ws.events, ev)
 }
 
 // onWorkers: the callbacks run on the worker pool, not on the loop.
@@ -153,10 +166,12 @@ func putPayload(p *[]byte) {
 }
 
 // startCallbacks hands the queue to a worker in batch b (nil: a pooled
-// one), or runs it on the loop for an Inline server. When every worker is
-// busy, the sweep tries again (the queue's cap stops reading meanwhile).
-// Loop only, with running set (and the write side granted, if it may be).
-func (ws *WSConn) startCallbacks(b *batch) {
+// one), with first, the event that goes before the queue (none if its kind
+// is 0), or runs the queue on the loop for an Inline server. When every
+// worker is busy, the sweep tries again (the queue's cap stops reading
+// meanwhile). Loop only, with running set (and the write side granted, if
+// it may be).
+func (ws *WSConn) startCallbacks(b *batch, first wsEvent) {
 	c := ws.c
 	if !ws.onWorkers() {
 		ws.mu.Lock()
@@ -174,12 +189,15 @@ func (ws *WSConn) startCallbacks(b *batch) {
 	if b == nil {
 		b = getBatch(c)
 	}
-	b.ws = ws
+	b.ws, b.ev = ws, first
 	if err := c.config().Workers.submit(b); err != nil {
-		b.ws = nil
+		b.ws, b.ev = nil, wsEvent{}
 		b.release()
 		ws.mu.Lock()
 		ws.releaseWire()
+		if first.kind != 0 {
+			ws.appendEventLocked(first) // the queue is empty: only the loop appends
+		}
 		ws.mu.Unlock()
 		if err == errWorkersReleased {
 			// The server is stopping: nothing else will run them.
@@ -202,7 +220,7 @@ func (ws *WSConn) retryCallbacks() {
 	ws.mu.Unlock()
 	if start {
 		ws.grantWire()
-		ws.startCallbacks(nil)
+		ws.startCallbacks(nil, wsEvent{})
 	}
 }
 
@@ -215,6 +233,14 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 	var done *[]byte // the payload of the event just run
 	ws.mu.Lock()
 	ws.cb = b
+	if b != nil && b.ev.kind != 0 {
+		ev := b.ev
+		b.ev = wsEvent{}
+		ws.mu.Unlock()
+		ws.run(ev)
+		done = ev.data
+		ws.mu.Lock()
+	}
 	for {
 		if done != nil {
 			ws.keepPayload(done)
