@@ -192,10 +192,11 @@ type WSConn struct {
 	// cb: the batch whose worker runs the callbacks now; nil when none
 	// runs or they run on the loop.
 	cb *batch
-	// spare and spareBatch: the payload buffer of the last message run and
-	// the batch of the last callbacks' run, kept for the next message
-	// instead of a trip through their pools; the sweep takes them back from
-	// a connection that is quiet (trimEvents).
+	// spare and spareBatch: the payload buffer of the last message run (up
+	// to wsSparePayloadMax) and the batch of the last callbacks' run that
+	// ran a message, kept for the next message instead of a trip through
+	// their pools; the sweep takes them back from a connection that is
+	// quiet (trimEvents).
 	spare      *[]byte
 	spareBatch *batch
 	buf        []byte

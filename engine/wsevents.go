@@ -230,7 +230,8 @@ func (ws *WSConn) retryCallbacks() {
 // reports what became of b's place in the workers' bound (runBatch); b is
 // the connection's spare (or back in its pool) when it returns.
 func (ws *WSConn) runCallbacks(b *batch) (slot int) {
-	var done *[]byte // the payload of the event just run
+	var done *[]byte  // the payload of the message just run
+	messages := false // a message ran: the connection is busy, keep b for the next
 	ws.mu.Lock()
 	ws.cb = b
 	if b != nil && b.ev.kind != 0 {
@@ -243,6 +244,7 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 	}
 	for {
 		if done != nil {
+			messages = true
 			ws.keepPayload(done)
 			done = nil
 		}
@@ -261,7 +263,7 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 				// Nobody takes b out of the bound once cb is cleared.
 				slot = slotOf(b.unbound)
 				b.unbound = false
-				if ws.spareBatch == nil && !ws.isGone {
+				if messages && ws.spareBatch == nil && !ws.isGone {
 					ws.spareBatch, b = b, nil
 				}
 			}
@@ -290,11 +292,17 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 	}
 }
 
+// wsSparePayloadMax caps the payload buffer a connection keeps between
+// messages: a bigger one goes back to the pool at once, so that many
+// connections that each sent one big message do not each hold its buffer
+// until the sweep.
+const wsSparePayloadMax = 1 << 10
+
 // keepPayload keeps a run message's payload buffer as the connection's
 // spare for the loop's next message, or returns it to the pool. Called
 // with mu held.
 func (ws *WSConn) keepPayload(p *[]byte) {
-	if ws.spare == nil && !ws.isGone && cap(*p) <= 64<<10 {
+	if ws.spare == nil && !ws.isGone && cap(*p) <= wsSparePayloadMax {
 		ws.spare = p
 		return
 	}

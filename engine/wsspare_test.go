@@ -29,8 +29,8 @@ func (e *echoer) OnClose(*WSConn, websocket.CloseCode, string) {}
 
 // A busy WebSocket keeps its batch and a payload buffer between messages
 // (wsevents.go), and gives them back, with the rest of its per-message
-// state, at the first sweep that finds it quiet: an idle connection holds
-// none of them.
+// state, at the first sweep that finds it quiet; a connection that only
+// opened keeps none: an idle connection holds none of them.
 func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 	ev := &echoer{}
 	cfg := WSConfig{}.WithDefaults()
@@ -47,6 +47,27 @@ func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 		t.Fatalf("upgrade: %q", in)
 	}
 	in = in[strings.Index(in, "\r\n\r\n")+4:]
+	var ws *WSConn
+	h.runUntil("OnOpen to run", func() bool {
+		ev.mu.Lock()
+		ws = ev.ws
+		ev.mu.Unlock()
+		if ws == nil {
+			return false
+		}
+		ws.mu.Lock()
+		defer ws.mu.Unlock()
+		return !ws.running
+	})
+	spares := func() (batch, payload bool) {
+		ws.mu.Lock()
+		defer ws.mu.Unlock()
+		return ws.spareBatch != nil, ws.spare != nil || ws.loopSpare != nil
+	}
+	// A connection that only opened is not busy: an idle one keeps nothing.
+	if b, pl := spares(); b || pl {
+		t.Fatalf("after OnOpen: spare batch %v, spare payload %v; want neither", b, pl)
+	}
 	mask := [4]byte{1, 2, 3, 4}
 	want := string(websocket.AppendFrame(nil, websocket.OpText, true, []byte("hi")))
 	for i := range 3 {
@@ -56,14 +77,6 @@ func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 			t.Fatalf("echo %d: %q, want %q", i, in, want)
 		}
 		in = in[len(want):]
-	}
-	ev.mu.Lock()
-	ws := ev.ws
-	ev.mu.Unlock()
-	spares := func() (batch, payload bool) {
-		ws.mu.Lock()
-		defer ws.mu.Unlock()
-		return ws.spareBatch != nil, ws.spare != nil || ws.loopSpare != nil
 	}
 	h.runUntil("the worker to finish", func() bool {
 		ws.mu.Lock()
@@ -82,6 +95,22 @@ func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 	ws.mu.Unlock()
 	if events != nil || ws.r != nil {
 		t.Fatalf("after a quiet sweep: events %v, reader %v; want neither", events, ws.r)
+	}
+	// A big message's buffer goes back to the pool at once.
+	big := strings.Repeat("x", 4<<10)
+	want = string(websocket.AppendFrame(nil, websocket.OpText, true, []byte(big)))
+	p.send(string(websocket.AppendMaskedFrame(nil, websocket.OpText, true, []byte(big), mask)))
+	h.runUntil("the big echo", func() bool { in += p.read(); return len(in) >= len(want) })
+	if in[:len(want)] != want {
+		t.Fatalf("big echo: %d bytes, want %d", len(in), len(want))
+	}
+	h.runUntil("the worker to finish", func() bool {
+		ws.mu.Lock()
+		defer ws.mu.Unlock()
+		return !ws.running
+	})
+	if _, pl := spares(); pl {
+		t.Fatalf("after a %d-byte message: a spare payload buffer kept; want it pooled (over %d bytes)", len(big), wsSparePayloadMax)
 	}
 	if p.closed() {
 		t.Fatal("the connection closed")
