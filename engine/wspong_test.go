@@ -25,20 +25,7 @@ func (b *bigWriter) OnMessage(ws *WSConn, op websocket.Opcode, data []byte) {
 // last of them waits for room, and goes out once the client reads, after
 // what was queued before it; the connection stays open.
 func TestWebSocketPingWhileBehind(t *testing.T) {
-	ev := &bigWriter{}
-	cfg := WSConfig{}.WithDefaults()
-	h := newHarness(t, Config{}, func(ex *Exchange) {
-		if _, err := ex.UpgradeWebSocket(WSUpgrade{Handler: ev, Config: &cfg}); err != nil {
-			ex.Status = 500
-		}
-	})
-	p := h.dial()
-	p.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-	var head string
-	h.runUntil("the upgrade", func() bool { head += p.read(); return strings.Contains(head, "\r\n\r\n") })
-	if !strings.HasPrefix(head, "HTTP/1.1 101 ") {
-		t.Fatalf("upgrade: %q", head)
-	}
+	h, p, _ := upgradedOnWorkers(t, &bigWriter{})
 	mask := [4]byte{1, 2, 3, 4}
 	p.send(string(websocket.AppendMaskedFrame(nil, websocket.OpText, true, []byte("go"), mask)))
 	// Behind: the socket is full and the fake connection holds the rest.
@@ -80,4 +67,25 @@ func TestWebSocketPingWhileBehind(t *testing.T) {
 	if p.closed() || h.srv.PipeStats().PingFloods != 0 {
 		t.Fatalf("closed %v, ping floods %d", p.closed(), h.srv.PipeStats().PingFloods)
 	}
+}
+
+// upgradedOnWorkers starts a harness whose every request upgrades to a
+// WebSocket for handler (callbacks on workers, default WSConfig), dials it
+// and upgrades; it returns what the peer read after the 101.
+func upgradedOnWorkers(t *testing.T, handler WSHandler) (*harness, *peer, string) {
+	t.Helper()
+	cfg := WSConfig{}.WithDefaults()
+	h := newHarness(t, Config{}, func(ex *Exchange) {
+		if _, err := ex.UpgradeWebSocket(WSUpgrade{Handler: handler, Config: &cfg}); err != nil {
+			ex.Status = 500
+		}
+	})
+	p := h.dial()
+	p.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
+	var in string
+	h.runUntil("the upgrade", func() bool { in += p.read(); return strings.Contains(in, "\r\n\r\n") })
+	if !strings.HasPrefix(in, "HTTP/1.1 101 ") {
+		t.Fatalf("upgrade: %q", in)
+	}
+	return h, p, in[strings.Index(in, "\r\n\r\n")+4:]
 }

@@ -33,20 +33,7 @@ func (e *echoer) OnClose(*WSConn, websocket.CloseCode, string) {}
 // opened keeps none: an idle connection holds none of them.
 func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 	ev := &echoer{}
-	cfg := WSConfig{}.WithDefaults()
-	h := newHarness(t, Config{}, func(ex *Exchange) {
-		if _, err := ex.UpgradeWebSocket(WSUpgrade{Handler: ev, Config: &cfg}); err != nil {
-			ex.Status = 500
-		}
-	})
-	p := h.dial()
-	p.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-	var in string
-	h.runUntil("the upgrade", func() bool { in += p.read(); return strings.Contains(in, "\r\n\r\n") })
-	if !strings.HasPrefix(in, "HTTP/1.1 101 ") {
-		t.Fatalf("upgrade: %q", in)
-	}
-	in = in[strings.Index(in, "\r\n\r\n")+4:]
+	h, p, in := upgradedOnWorkers(t, ev)
 	var ws *WSConn
 	h.runUntil("OnOpen to run", func() bool {
 		ev.mu.Lock()
