@@ -431,7 +431,7 @@ func (ws *WSConn) flushOut() { ws.flush(false) }
 
 // flush is flushOut; with hold (at the end of a callback), while the
 // writers hold the socket, it also moves the loop's own frames to their
-// queue (holdLoopOutput), under the same lock. Loop only.
+// queue (holdLoopOutputLocked), under the same lock. Loop only.
 func (ws *WSConn) flush(hold bool) {
 	ws.c.loopOnly("WSConn.flushOut")
 	c := ws.c
