@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	xh2 "golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+
+	"github.com/gwist/gwist/http2"
 	"github.com/gwist/gwist/websocket"
 )
 
@@ -26,6 +30,23 @@ func (e *echoer) OnMessage(ws *WSConn, op websocket.Opcode, data []byte) {
 	_ = ws.WriteMessage(op, data)
 }
 func (e *echoer) OnClose(*WSConn, websocket.CloseCode, string) {}
+
+// spares reports whether ws holds a spare batch and a spare payload buffer.
+func spares(ws *WSConn) (batch, payload bool) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.spareBatch != nil, ws.spare != nil || ws.loopSpare != nil
+}
+
+// waitCallbacksIdle runs the harness until no worker runs ws's callbacks.
+func waitCallbacksIdle(h *harness, ws *WSConn) {
+	h.t.Helper()
+	h.runUntil("the worker to finish", func() bool {
+		ws.mu.Lock()
+		defer ws.mu.Unlock()
+		return !ws.running
+	})
+}
 
 // A busy WebSocket keeps its batch and a payload buffer between messages
 // (wsevents.go), and gives them back, with the rest of its per-message
@@ -46,13 +67,8 @@ func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 		defer ws.mu.Unlock()
 		return !ws.running
 	})
-	spares := func() (batch, payload bool) {
-		ws.mu.Lock()
-		defer ws.mu.Unlock()
-		return ws.spareBatch != nil, ws.spare != nil || ws.loopSpare != nil
-	}
 	// A connection that only opened is not busy: an idle one keeps nothing.
-	if b, pl := spares(); b || pl {
+	if b, pl := spares(ws); b || pl {
 		t.Fatalf("after OnOpen: spare batch %v, spare payload %v; want neither", b, pl)
 	}
 	mask := [4]byte{1, 2, 3, 4}
@@ -65,16 +81,12 @@ func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 		}
 		in = in[len(want):]
 	}
-	h.runUntil("the worker to finish", func() bool {
-		ws.mu.Lock()
-		defer ws.mu.Unlock()
-		return !ws.running
-	})
-	if b, pl := spares(); !b || !pl {
+	waitCallbacksIdle(h, ws)
+	if b, pl := spares(ws); !b || !pl {
 		t.Fatalf("after three echoes: spare batch %v, spare payload %v; want both kept", b, pl)
 	}
 	h.advance(time.Second) // the sweep
-	if b, pl := spares(); b || pl {
+	if b, pl := spares(ws); b || pl {
 		t.Fatalf("after a quiet sweep: spare batch %v, spare payload %v; want both given back", b, pl)
 	}
 	ws.mu.Lock()
@@ -91,15 +103,81 @@ func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 	if in[:len(want)] != want {
 		t.Fatalf("big echo: %d bytes, want %d", len(in), len(want))
 	}
-	h.runUntil("the worker to finish", func() bool {
-		ws.mu.Lock()
-		defer ws.mu.Unlock()
-		return !ws.running
-	})
-	if _, pl := spares(); pl {
+	waitCallbacksIdle(h, ws)
+	if _, pl := spares(ws); pl {
 		t.Fatalf("after a %d-byte message: a spare payload buffer kept; want it pooled (over %d bytes)", len(big), wsSparePayloadMax)
 	}
 	if p.closed() {
 		t.Fatal("the connection closed")
+	}
+}
+
+// The same over an HTTP/2 stream (RFC 8441): the spares are the
+// WebSocket's, whatever carries it, and the HTTP/2 driver's sweep gives
+// them back too.
+func TestWebSocketOverHTTP2QuietGivesSparesBack(t *testing.T) {
+	ev := &echoer{}
+	cfg := WSConfig{}.WithDefaults()
+	h := newHarness(t, Config{H2C: true, H2: http2.Config{EnableConnectProtocol: true}}, func(ex *Exchange) {
+		if _, err := ex.UpgradeWebSocket(WSUpgrade{Handler: ev, Config: &cfg}); err != nil {
+			ex.Status = 500
+		}
+	})
+	p := h.dialH2(true)
+	p.encBuf.Reset()
+	for _, f := range [][2]string{{":method", "CONNECT"}, {":protocol", "websocket"}, {":scheme", "http"},
+		{":path", "/ws"}, {":authority", "x"}, {"sec-websocket-version", "13"}} {
+		_ = p.enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+	}
+	_ = p.fr.WriteHeaders(xh2.HeadersFrameParam{StreamID: 1, BlockFragment: p.encBuf.Bytes(), EndHeaders: true})
+	p.flush()
+	var data []byte // the stream's DATA so far
+	status := ""
+	read := func() {
+		for _, f := range p.frames() {
+			switch f := f.(type) {
+			case *xh2.MetaHeadersFrame:
+				status = f.PseudoValue("status")
+			case *xh2.DataFrame:
+				data = append(data, f.Data()...)
+			}
+		}
+	}
+	var ws *WSConn
+	h.runUntil("the 200 and OnOpen", func() bool {
+		read()
+		ev.mu.Lock()
+		ws = ev.ws
+		ev.mu.Unlock()
+		if status == "" || ws == nil {
+			return false
+		}
+		ws.mu.Lock()
+		defer ws.mu.Unlock()
+		return !ws.running
+	})
+	if status != "200" {
+		t.Fatalf("extended CONNECT: status %q", status)
+	}
+	if b, pl := spares(ws); b || pl {
+		t.Fatalf("after OnOpen: spare batch %v, spare payload %v; want neither", b, pl)
+	}
+	want := string(websocket.AppendFrame(nil, websocket.OpText, true, []byte("hi")))
+	for i := range 3 {
+		_ = p.fr.WriteData(1, false, websocket.AppendMaskedFrame(nil, websocket.OpText, true, []byte("hi"), [4]byte{1, 2, 3, 4}))
+		p.flush()
+		h.runUntil("the echo", func() bool { read(); return len(data) >= len(want) })
+		if string(data[:len(want)]) != want {
+			t.Fatalf("echo %d: %q, want %q", i, data, want)
+		}
+		data = data[len(want):]
+	}
+	waitCallbacksIdle(h, ws)
+	if b, pl := spares(ws); !b || !pl {
+		t.Fatalf("after three echoes: spare batch %v, spare payload %v; want both kept", b, pl)
+	}
+	h.advance(time.Second) // the sweep
+	if b, pl := spares(ws); b || pl {
+		t.Fatalf("after a quiet sweep: spare batch %v, spare payload %v; want both given back", b, pl)
 	}
 }
