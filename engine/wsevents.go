@@ -65,29 +65,29 @@ func (ws *WSConn) queueClose(code websocket.CloseCode, reason string) {
 // runs them. Loop only.
 func (ws *WSConn) queue(ev wsEvent) {
 	onWorkers := ws.onWorkers()
-	grantable := onWorkers && ws.wireGrantable()
 	ws.mu.Lock()
 	start := !ws.running
 	ws.running = true
-	// An event that nothing waits before goes to the worker in its batch,
-	// not through the queue.
-	carried := start && onWorkers && ws.evHead == len(ws.events)
-	if !carried {
-		ws.appendEventLocked(ev)
-	}
-	ws.noteQueuesLocked()
 	var b *batch
+	var first wsEvent
 	if start && onWorkers {
 		b, ws.spareBatch = ws.spareBatch, nil
-		if grantable {
+		if ws.evHead == len(ws.events) {
+			// Nothing waits before it: it goes to the worker in its
+			// batch, not through the queue.
+			first = ev
+		}
+		if ws.wireGrantable() {
 			ws.grantWireLocked()
 		}
 	}
+	if first.kind == 0 {
+		ws.appendEventLocked(ev)
+	}
+	ws.noteQueuesLocked()
 	ws.mu.Unlock()
-	if carried {
-		ws.startCallbacks(b, ev)
-	} else if start {
-		ws.startCallbacks(b, wsEvent{})
+	if start {
+		ws.startCallbacks(b, first)
 	}
 }
 
@@ -118,11 +118,17 @@ func (ws *WSConn) lookAtQueues() {
 
 // noteQueuesLocked is lookAtQueues with mu held.
 func (ws *WSConn) noteQueuesLocked() {
-	ws.queueFull = len(ws.events)-ws.evHead >= ws.cfg.MaxReadQueue || ws.evBytes >= ws.cfg.MaxReadQueueBytes
+	ws.queueFull = ws.readQueueFullLocked()
 	ws.writersQueued = ws.queuedLen
 	if ws.loopSpare == nil {
 		ws.loopSpare, ws.spare = ws.spare, nil
 	}
+}
+
+// readQueueFullLocked: the callbacks' queue is at its bound
+// (WSConfig.MaxReadQueue, MaxReadQueueBytes). Called with mu held.
+func (ws *WSConn) readQueueFullLocked() bool {
+	return len(ws.events)-ws.evHead >= ws.cfg.MaxReadQueue || ws.evBytes >= ws.cfg.MaxReadQueueBytes
 }
 
 // trimEvents gives back the queue's array, the spare batch and payload
@@ -167,7 +173,8 @@ func putPayload(p *[]byte) {
 
 // startCallbacks hands the queue to a worker in batch b (nil: a pooled
 // one), with first, the event that goes before the queue (none if its kind
-// is 0), or runs the queue on the loop for an Inline server. When every
+// is 0; queue gives one only to a worker), or runs the queue on the loop
+// for an Inline server. When every
 // worker is busy, the sweep tries again (the queue's cap stops reading
 // meanwhile). Loop only, with running set (and the write side granted, if
 // it may be).
@@ -274,7 +281,7 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 			}
 			return slot
 		}
-		wasFull := len(ws.events)-ws.evHead >= ws.cfg.MaxReadQueue || ws.evBytes >= ws.cfg.MaxReadQueueBytes
+		wasFull := ws.readQueueFullLocked()
 		ev := ws.events[ws.evHead]
 		ws.events[ws.evHead] = wsEvent{}
 		ws.evHead++

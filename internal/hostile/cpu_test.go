@@ -42,7 +42,7 @@ func rusageCPU(t *testing.T) time.Duration {
 
 // quietAt finds the first window under the bound, not a quiet moment
 // inside a busy window, and reports false when there is none.
-func TestCPUSamplerquietAt(t *testing.T) {
+func TestQuietAt(t *testing.T) {
 	ms := time.Millisecond
 	s := &CPUSampler{samples: []cpuSample{
 		{0, 0}, {100 * ms, 100 * ms}, {200 * ms, 300 * ms}, // 1 then 2 cores
