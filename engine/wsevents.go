@@ -306,12 +306,21 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 const wsSparePayloadMax = 1 << 10
 
 // keepPayload keeps a run message's payload buffer as the connection's
-// spare for the loop's next message, or returns it to the pool. Called
+// spare for the loop's next message, or returns it to the pool. A small
+// message that came in a big buffer from the pool (another connection's
+// once) leaves a spare of its own size instead: else every small message
+// of the connection would take that buffer from the pool again. Called
 // with mu held.
 func (ws *WSConn) keepPayload(p *[]byte) {
-	if ws.spare == nil && !ws.isGone && cap(*p) <= wsSparePayloadMax {
-		ws.spare = p
-		return
+	if ws.spare == nil && !ws.isGone {
+		switch {
+		case cap(*p) <= wsSparePayloadMax:
+			ws.spare = p
+			return
+		case len(*p) <= wsSparePayloadMax:
+			small := make([]byte, 0, max(len(*p), 64))
+			ws.spare = &small
+		}
 	}
 	putPayload(p)
 }
