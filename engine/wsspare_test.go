@@ -48,6 +48,24 @@ func waitCallbacksIdle(h *harness, ws *WSConn) {
 	})
 }
 
+// busyThenQuiet runs three echoes (echo sends one message and checks its
+// answer), checks that ws then keeps both spares, and that the sweep
+// takes them back.
+func busyThenQuiet(t *testing.T, h *harness, ws *WSConn, echo func()) {
+	t.Helper()
+	for range 3 {
+		echo()
+	}
+	waitCallbacksIdle(h, ws)
+	if b, pl := spares(ws); !b || !pl {
+		t.Fatalf("after three echoes: spare batch %v, spare payload %v; want both kept", b, pl)
+	}
+	h.advance(time.Second) // the sweep
+	if b, pl := spares(ws); b || pl {
+		t.Fatalf("after a quiet sweep: spare batch %v, spare payload %v; want both given back", b, pl)
+	}
+}
+
 // A busy WebSocket keeps its batch and a payload buffer between messages
 // (wsevents.go), and gives them back, with the rest of its per-message
 // state, at the first sweep that finds it quiet; a connection that only
@@ -73,22 +91,14 @@ func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 	}
 	mask := [4]byte{1, 2, 3, 4}
 	want := string(websocket.AppendFrame(nil, websocket.OpText, true, []byte("hi")))
-	for i := range 3 {
+	busyThenQuiet(t, h, ws, func() {
 		p.send(string(websocket.AppendMaskedFrame(nil, websocket.OpText, true, []byte("hi"), mask)))
 		h.runUntil("the echo", func() bool { in += p.read(); return len(in) >= len(want) })
 		if in[:len(want)] != want {
-			t.Fatalf("echo %d: %q, want %q", i, in, want)
+			t.Fatalf("echo: %q, want %q", in, want)
 		}
 		in = in[len(want):]
-	}
-	waitCallbacksIdle(h, ws)
-	if b, pl := spares(ws); !b || !pl {
-		t.Fatalf("after three echoes: spare batch %v, spare payload %v; want both kept", b, pl)
-	}
-	h.advance(time.Second) // the sweep
-	if b, pl := spares(ws); b || pl {
-		t.Fatalf("after a quiet sweep: spare batch %v, spare payload %v; want both given back", b, pl)
-	}
+	})
 	ws.mu.Lock()
 	events := ws.events
 	ws.mu.Unlock()
@@ -163,21 +173,13 @@ func TestWebSocketOverHTTP2QuietGivesSparesBack(t *testing.T) {
 		t.Fatalf("after OnOpen: spare batch %v, spare payload %v; want neither", b, pl)
 	}
 	want := string(websocket.AppendFrame(nil, websocket.OpText, true, []byte("hi")))
-	for i := range 3 {
+	busyThenQuiet(t, h, ws, func() {
 		_ = p.fr.WriteData(1, false, websocket.AppendMaskedFrame(nil, websocket.OpText, true, []byte("hi"), [4]byte{1, 2, 3, 4}))
 		p.flush()
 		h.runUntil("the echo", func() bool { read(); return len(data) >= len(want) })
 		if string(data[:len(want)]) != want {
-			t.Fatalf("echo %d: %q, want %q", i, data, want)
+			t.Fatalf("echo: %q, want %q", data, want)
 		}
 		data = data[len(want):]
-	}
-	waitCallbacksIdle(h, ws)
-	if b, pl := spares(ws); !b || !pl {
-		t.Fatalf("after three echoes: spare batch %v, spare payload %v; want both kept", b, pl)
-	}
-	h.advance(time.Second) // the sweep
-	if b, pl := spares(ws); b || pl {
-		t.Fatalf("after a quiet sweep: spare batch %v, spare payload %v; want both given back", b, pl)
-	}
+	})
 }
