@@ -135,7 +135,8 @@ func (c *Ctx) WebSocket(h *WSHandler) error {
 	if check := h.CheckOrigin; check != nil && !check(c) || check == nil && !sameOrigin(req) {
 		return c.String(http.StatusForbidden, "origin not allowed\n")
 	}
-	up := engine.WSUpgrade{Handler: &h.adapter, Config: &h.cfg, Owner: new(WSConn)}
+	owner := new(WSConn)
+	up := engine.WSUpgrade{Handler: &h.adapter, Config: &h.cfg, Owner: owner, Conn: &owner.c}
 	if !h2 {
 		c.SetHeader("Sec-WebSocket-Accept", websocket.AcceptKey(key))
 	}
@@ -153,10 +154,8 @@ func (c *Ctx) WebSocket(h *WSHandler) error {
 	}
 	if rs != nil {
 		rs.upgrade = &up // ServeHTTP switches once the handlers have returned
-	} else if ec, err := c.ex.UpgradeWebSocket(up); err != nil {
+	} else if _, err := c.ex.UpgradeWebSocket(up); err != nil {
 		return fromEngine(err)
-	} else {
-		up.Owner.(*WSConn).c = ec
 	}
 	if !h2 {
 		c.ex.Status = http.StatusSwitchingProtocols // what middleware (logs, metrics, traces) see

@@ -14,21 +14,18 @@ var ErrWSClosed = errors.New("gwist: the WebSocket is closed")
 // WSConn is one WebSocket connection. Its write methods, Close and the
 // accessors may be called from any goroutine.
 type WSConn struct {
+	// c is the engine's connection, in the same allocation and first
+	// (WSUpgrade.Conn): a callback then reaches it without a load from
+	// another cache line, and its lines keep their 64-byte alignment.
+	c engine.WSConn
 	// User is the application's: set it in OnOpen to find its own state
 	// from the callbacks.
 	User any
-	c    *engine.WSConn
 }
 
 // wsConnOf returns the WSConn of an engine connection, made with the
 // upgrade (Ctx.WebSocket).
-func wsConnOf(c *engine.WSConn) *WSConn {
-	ws := c.Owner.(*WSConn)
-	if ws.c == nil {
-		ws.c = c // under ServeHTTP the engine makes its connection itself
-	}
-	return ws
-}
+func wsConnOf(c *engine.WSConn) *WSConn { return c.Owner.(*WSConn) }
 
 // Subprotocol is the subprotocol the handshake selected ("" for none).
 func (ws *WSConn) Subprotocol() string { return ws.c.Subprotocol() }
@@ -120,10 +117,10 @@ type WSHub struct{ h *engine.WSHub }
 func NewWSHub() *WSHub { return &WSHub{engine.NewWSHub()} }
 
 // Add puts ws in the hub (a closed connection is not added).
-func (h *WSHub) Add(ws *WSConn) { h.h.Add(ws.c) }
+func (h *WSHub) Add(ws *WSConn) { h.h.Add(&ws.c) }
 
 // Remove takes ws out of the hub.
-func (h *WSHub) Remove(ws *WSConn) { h.h.Remove(ws.c) }
+func (h *WSHub) Remove(ws *WSConn) { h.h.Remove(&ws.c) }
 
 // Len is the number of connections in the hub.
 func (h *WSHub) Len() int { return h.h.Len() }

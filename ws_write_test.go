@@ -3,6 +3,7 @@ package gwist_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"testing"
@@ -150,4 +151,45 @@ func TestWebSocketResetWhileWriting(t *testing.T) {
 	close(stop)
 	<-done
 	waitFor(t, 5*time.Second, "no WebSocket left", func() bool { return app.Stats().WebSockets == 0 })
+}
+
+// A callback's small messages, framed on its stack and written to the
+// socket by the worker itself, go on in order when the socket fills: the
+// part a write did not take is queued, the loop writes the rest, and no
+// byte is lost or reordered across the change.
+func TestWebSocketSmallWritesFillTheSocket(t *testing.T) {
+	const n, size = 60000, 100 // 6 MB: more than loopback's socket buffers take
+	wrote := make(chan error, 1)
+	app := gwist.New(gwist.WithLogger(discardLogger()))
+	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{
+		// On a worker, which holds the socket while it runs a message's
+		// callback (not OnOpen's: the 101 is still in the loop's output).
+		OnMessage: func(ws *gwist.WSConn, _ gwist.Opcode, _ []byte) {
+			msg := make([]byte, size)
+			for i := range n {
+				copy(msg, fmt.Sprintf("%08d", i))
+				if err := ws.WriteMessage(websocket.OpBinary, msg); err != nil {
+					wrote <- err
+					return
+				}
+			}
+			wrote <- nil
+		},
+	}))
+	c := dialWS(t, startApp(t, app), "/ws")
+	c.SendFrame(websocket.OpText, true, []byte("go"))
+	time.Sleep(300 * time.Millisecond) // the socket fills before the peer reads
+	want := make([]byte, size)
+	for i := range n {
+		copy(want, fmt.Sprintf("%08d", i))
+		c.ExpectMessage(websocket.OpBinary, string(want))
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	got := app.Stats().Backpressure.WSDirectWrites
+	t.Logf("%d of %d messages written by the worker itself", got, n)
+	if got == 0 || got >= n {
+		t.Fatalf("%d of %d messages written by the worker itself; want some, and the rest by the loop", got, n)
+	}
 }

@@ -22,8 +22,12 @@ type batch struct {
 	// unbound: its worker left the pool's bound to stream (workers.go).
 	unbound bool
 	// ev: the WebSocket event the worker runs before ws's queue (one that
-	// nothing waited before, wsevents.go queue).
-	ev wsEvent
+	// nothing waited before, wsevents.go queue). A message of at most
+	// wsInlinePayload bytes comes in the batch itself (ev.data is &evData,
+	// which points into evSmall), on the lines the worker reads anyway.
+	ev      wsEvent
+	evData  []byte
+	evSmall [wsInlinePayload]byte
 
 	exs  []*Exchange
 	reqs int // len(exs) when queued; a settling worker empties exs early
@@ -74,6 +78,11 @@ func (b *batch) release() {
 	b.c, b.reqs, b.done, b.closeAfter, b.next = nil, 0, false, false, nil
 	b.direct, b.firstTLS, b.cipher, b.writeErr, b.unbound, b.cont = false, false, false, nil, false, false
 	b.detached, b.h2, b.upgrade, b.ws, b.ev = nil, nil, nil, nil, wsEvent{}
+	if gwistcheck {
+		// What still points into the batch (a message's payload) reads
+		// as wiped from now on.
+		clear(b.evSmall[:])
+	}
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)
 }
@@ -95,7 +104,6 @@ func (b *batch) releaseExchanges() {
 // slotReturned, slotUnbound), decided before b is handed back and may be
 // reused.
 func runBatch(b *batch) (slot int) {
-	s := b.c.srv
 	if ws := b.ws; ws != nil {
 		// A WebSocket's callbacks (wsevents.go). A writer that blocked
 		// meanwhile took b out of the bound (wsconn.go); runCallbacks
@@ -103,6 +111,7 @@ func runBatch(b *batch) (slot int) {
 		// connection's next message.
 		return ws.runCallbacks(b)
 	}
+	s := b.c.srv
 	if st := b.h2; st != nil {
 		// One HTTP/2 request: the stream hands its response to the loop
 		// itself, and the loop frees the batch with the stream.

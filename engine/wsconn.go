@@ -128,8 +128,11 @@ func (cfg WSConfig) WithDefaults() WSConfig {
 type WSConn struct {
 	// Its fields are grouped by who touches them for every message, so
 	// that a message costs few cache lines on the loop's core and on the
-	// worker's: set once and read by both, the loop's own, then those under
-	// mu, and last those seldom used.
+	// worker's: set once and read by both, the loop's own, those under mu
+	// that both touch for every message, the writers', and last those
+	// seldom used; one 64-byte line each but the last (the 448-byte size
+	// class, with the root package's WSConn around it, keeps them aligned;
+	// size_test.go).
 
 	c   *conn
 	cfg *WSConfig
@@ -137,9 +140,9 @@ type WSConn struct {
 	// h2s: the HTTP/2 stream this WebSocket runs on (RFC 8441); nil for
 	// an upgraded HTTP/1.1 connection (wstransport.go).
 	h2s *h2Stream
-	// nc: the net.Conn this WebSocket runs on, outside the event loop (a
-	// connection hijacked from net/http, wsnet.go); c is nil then.
-	nc *netWS
+	// fd: c's socket, which the writers write to while they hold the
+	// write side (wsdirect.go); not the conn's, whose line the loop writes.
+	fd int
 	// Owner is the layer above's object for this connection (the root
 	// package's WSConn), set from WSUpgrade.Owner.
 	Owner any
@@ -167,6 +170,7 @@ type WSConn struct {
 	// loop's next message.
 	loopSpare *[]byte
 
+	// Under mu, and what both cores touch for every message: one line.
 	mu      sync.Mutex
 	running bool   // a worker (or the loop) runs the callbacks
 	wire    wsWire // who writes to the socket (wsdirect.go)
@@ -181,10 +185,9 @@ type WSConn struct {
 	closedEv  bool    // OnClose is queued: nothing more is
 	retrySubm bool    // the pool was full: the sweep submits again
 	handoff   handoff // to the loop: wsFlush
-	// The callbacks' queue (wsevents.go).
-	events  []wsEvent
-	evHead  int
-	evBytes int
+	// events: the callbacks' queue (wsevents.go); nil until an event has
+	// to wait, and again once the sweep finds it empty.
+	events *wsEventQueue
 	// The write side: framed output waiting for the loop. shared holds
 	// frames shared with other connections (Hub.Broadcast), all of which
 	// go before buf.
@@ -192,20 +195,28 @@ type WSConn struct {
 	// cb: the batch whose worker runs the callbacks now; nil when none
 	// runs or they run on the loop.
 	cb *batch
-	// spare and spareBatch: the payload buffer of the last message run (up
-	// to wsSparePayloadMax) and the batch of the last callbacks' run that
-	// ran a message, kept for the next message instead of a trip through
-	// their pools; the sweep takes them back from a connection that is
-	// quiet (trimEvents).
-	spare      *[]byte
+	// spareBatch and spare: the batch of the last callbacks' run that ran
+	// a message, and the payload buffer of the last message run that had
+	// one (up to wsSparePayloadMax), kept for the next message instead of
+	// a trip through their pools; the sweep takes them back from a
+	// connection that is quiet (trimEvents).
 	spareBatch *batch
-	buf        []byte
-	bufp       *[]byte             // buf's pool entry
-	backlog    atomic.Int64        // gnet's outbound buffer as the loop last saw it
-	deflater   *websocket.Deflater // permessage-deflate's compressor; nil without it
-	wake       chan struct{}       // closed when blocked writers may retry
+	spare      *[]byte
+
+	// The writers' (under mu), which the loop seldom touches.
+	buf      []byte
+	bufp     *[]byte             // buf's pool entry
+	backlog  atomic.Int64        // gnet's outbound buffer as the loop last saw it; stored only when it changes
+	deflater *websocket.Deflater // permessage-deflate's compressor; nil without it
+	wake     chan struct{}       // closed when blocked writers may retry
+	// directWrites counts the frames the writers wrote themselves
+	// (Server.pipe.wsDirect; here so that they need not read the conn).
+	directWrites *atomic.Uint64
 
 	// Seldom used.
+	// nc: the net.Conn this WebSocket runs on, outside the event loop (a
+	// connection hijacked from net/http, wsnet.go); c is nil then.
+	nc          *netWS
 	shared      [][]byte
 	closeCode   websocket.CloseCode
 	closeReason string
@@ -261,7 +272,7 @@ func (ws *WSConn) blocks() bool { return ws.nc != nil || !ws.c.config().Inline }
 // ErrSlowClient instead). It fails with ErrWSClosed once a close frame
 // was queued or the connection is gone.
 func (ws *WSConn) WriteMessage(op websocket.Opcode, data []byte) error {
-	return ws.write(op, data, ws.blocks())
+	return ws.write(op, data, true)
 }
 
 // TryWriteMessage is WriteMessage without blocking: beyond the cap it
@@ -272,10 +283,13 @@ func (ws *WSConn) TryWriteMessage(op websocket.Opcode, data []byte) error {
 
 // WriteText sends s as a text message (see WriteMessage).
 func (ws *WSConn) WriteText(s string) error {
-	return ws.write(websocket.OpText, []byte(s), ws.blocks())
+	return ws.write(websocket.OpText, []byte(s), true)
 }
 
-func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
+// write frames one message and writes or queues it. wait: when the queue
+// is at its cap, wait for room if the connection allows it (blocks);
+// without wait, or where it does not, fail with ErrSlowClient.
+func (ws *WSConn) write(op websocket.Opcode, data []byte, wait bool) error {
 	if op != websocket.OpText && op != websocket.OpBinary {
 		return errors.New("gwist: WriteMessage takes OpText or OpBinary")
 	}
@@ -288,7 +302,7 @@ func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
 		if ws.hasRoom(len(data)) {
 			break
 		}
-		if !block {
+		if !wait || !ws.blocks() {
 			return ErrSlowClient
 		}
 		ws.releaseWire() // the loop drains the queue meanwhile (wsdirect.go)
@@ -308,6 +322,13 @@ func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
 		<-wake
 		ws.mu.Lock()
 	}
+	direct := ws.mayWriteDirect()
+	if direct && ws.deflater == nil && len(data) <= wsStackFrameData {
+		// Framed on the writer's stack: a buffer the connection kept
+		// would be one more cache line to fetch for every message.
+		var stack [wsStackFrameData + websocket.MaxHeaderLen]byte
+		return ws.sendDirect(websocket.AppendFrame(stack[:0], op, true, data))
+	}
 	ws.takeBuf()
 	n := len(ws.buf)
 	if ws.deflater != nil {
@@ -315,8 +336,8 @@ func (ws *WSConn) write(op websocket.Opcode, data []byte, block bool) error {
 	} else {
 		ws.buf = websocket.AppendFrame(ws.buf, op, true, data)
 	}
-	if ws.mayWriteDirect() {
-		return ws.sendDirect()
+	if direct {
+		return ws.sendDirect(ws.buf)
 	}
 	ws.queuedLen += len(ws.buf) - n
 	ws.schedule()
@@ -343,9 +364,7 @@ func (ws *WSConn) writeShared(frame []byte) error {
 		return ErrSlowClient
 	}
 	if ws.mayWriteDirect() {
-		ws.takeBuf()
-		ws.buf = append(ws.buf, frame...)
-		return ws.sendDirect()
+		return ws.sendDirect(frame)
 	}
 	if len(ws.buf) > 0 {
 		ws.buf = append(ws.buf, frame...) // shared frames go before buf
@@ -495,7 +514,11 @@ func (ws *WSConn) noteBacklog() {
 	} else {
 		ob = int64(ws.c.gc.OutboundBuffered())
 	}
-	ws.backlog.Store(ob)
+	if ws.backlog.Load() != ob {
+		// Only when it changed: the writers read it for every message,
+		// and a store takes its line from their core.
+		ws.backlog.Store(ob)
+	}
 	if ob < int64(ws.cfg.MaxQueued) {
 		ws.mu.Lock()
 		if ws.wake != nil && int64(ws.queuedLen)+ob < int64(ws.cfg.MaxQueued) {

@@ -2,6 +2,8 @@
 
 package engine
 
+import "github.com/gwist/gwist/websocket"
+
 // Direct WebSocket writes: while a worker runs a connection's callbacks,
 // the connection's writers may write their frames to the socket
 // themselves, as HTTP/1's direct batches do (direct.go), instead of
@@ -12,9 +14,11 @@ package engine
 // and nothing of the connection waits to be written: not in c.out, not in
 // gnet's buffer, not in the writers' queue. While it is granted:
 //
-//   - A writer holding ws.mu writes its frame to the fd (under c.wmu, while
-//     wclosed is false) if nothing is queued before it; otherwise it
-//     queues as usual. What the socket does not take is queued, and the
+//   - A writer holding ws.mu writes its frame to the fd (ws.fd) if
+//     nothing is queued before it; otherwise it queues as usual. The fd is
+//     the connection's while writeDone is false: OnClose sets it (gone)
+//     under ws.mu before gnet closes the fd, so the writers need neither
+//     c.wmu nor the conn's lines, which stay on the loop's core. What the socket does not take is queued, and the
 //     grant ends at once: the loop writes the rest, and the writers wait
 //     for room as usual.
 //   - The loop writes nothing to the socket: flushOut leaves the queue and
@@ -60,7 +64,8 @@ func (ws *WSConn) grantWire() {
 // and nothing of the loop's waiting to be written). Loop only.
 func (ws *WSConn) wireGrantable() bool {
 	c := ws.c
-	return ws.h2s == nil && ws.nc == nil && !c.isTLS() && fdWriteReach.on() &&
+	// (c is set: the connection is on the loop, so nc is nil.)
+	return ws.h2s == nil && !c.isTLS() && fdWriteReach.on() &&
 		len(c.out) == 0 && c.gc.OutboundBuffered() == 0 && ws.closing == wsOpen
 }
 
@@ -90,20 +95,17 @@ func (ws *WSConn) releaseWire() {
 	}
 }
 
-// sendDirect writes frame (in ws.buf, which held nothing before it) to
-// the socket while the write side is granted. What the socket does not
-// take stays queued in ws.buf and the grant ends. Called with mu held.
-func (ws *WSConn) sendDirect() error {
-	c := ws.c
-	c.wmu.Lock()
-	if c.wclosed {
-		c.wmu.Unlock()
-		ws.buf = ws.buf[:0]
-		ws.wire = wsWireLoop
-		return ErrWSClosed
-	}
-	rest, err := writeFD(c.fd, ws.buf)
-	c.wmu.Unlock()
+// wsStackFrameData is the largest message a direct writer frames on its
+// stack (write); a bigger one is framed in ws.buf.
+const wsStackFrameData = 1024 - websocket.MaxHeaderLen
+
+// sendDirect writes frame (on the writer's stack, a shared frame, or in
+// ws.buf, which held nothing before it) to the socket while the write
+// side is granted. What the socket does not take is queued in ws.buf and
+// the grant ends. Called with mu held and writeDone false (the fd is
+// still the connection's: see above).
+func (ws *WSConn) sendDirect(frame []byte) error {
+	rest, err := writeFD(ws.fd, frame)
 	if err != nil {
 		// The loop sees the socket fail and closes the connection.
 		ws.buf = ws.buf[:0]
@@ -111,11 +113,14 @@ func (ws *WSConn) sendDirect() error {
 		return ErrWSClosed
 	}
 	if len(rest) == 0 {
-		ws.buf = ws.buf[:0]
-		c.srv.pipe.wsDirect.Add(1)
+		if len(ws.buf) > 0 {
+			ws.buf = ws.buf[:0]
+		}
+		ws.directWrites.Add(1)
 		return nil
 	}
-	ws.buf = append(ws.buf[:0], rest...)
+	ws.takeBuf()
+	ws.buf = append(ws.buf[:0], rest...) // rest may be in buf: append moves
 	ws.queuedLen = len(ws.buf)
 	ws.releaseWire()
 	return nil

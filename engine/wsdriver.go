@@ -28,7 +28,7 @@ func (c *conn) switchToWS(ws *WSConn) {
 	c.proto = (*wsDriver)(ws)
 	c.paused = false
 	c.setPhase(phaseIdle, 0) // no read timer: keepalive is the driver's (tick)
-	ws.queue(wsEvent{kind: wsEvOpen})
+	ws.queue(wsEvent{kind: wsEvOpen}, nil)
 	if c.srv.draining.Load() {
 		(*wsDriver)(ws).goAway()
 	}

@@ -26,6 +26,48 @@ const (
 	wsEvClose
 )
 
+// wsEventQueue holds the events that wait behind the one the callbacks
+// run (a connection that sends its next message before its echo came back,
+// or a burst). Under WSConn.mu.
+type wsEventQueue struct {
+	evs   []wsEvent
+	head  int // evs[head] is the next event
+	bytes int // the queued messages' payload bytes
+}
+
+// len is the number of events waiting; a nil queue holds none.
+func (q *wsEventQueue) len() int {
+	if q == nil {
+		return 0
+	}
+	return len(q.evs) - q.head
+}
+
+// pop takes the next event; the queue must not be empty.
+func (q *wsEventQueue) pop() wsEvent {
+	ev := q.evs[q.head]
+	q.evs[q.head] = wsEvent{}
+	q.head++
+	if ev.data != nil {
+		q.bytes -= len(*ev.data)
+	}
+	return ev
+}
+
+// rewind makes an empty queue reuse its array from the start, or drops an
+// array grown past maxKeep events.
+func (q *wsEventQueue) rewind(maxKeep int) {
+	if q == nil || q.head == 0 {
+		return
+	}
+	if cap(q.evs) > maxKeep {
+		q.evs = nil
+	} else {
+		q.evs = q.evs[:0]
+	}
+	q.head = 0
+}
+
 type wsEvent struct {
 	kind   wsEventKind
 	op     websocket.Opcode
@@ -36,9 +78,24 @@ type wsEvent struct {
 
 var wsPayloadPool = sync.Pool{New: func() any { return new([]byte) }}
 
-// queueMessage copies a received message for the callbacks, into the
-// payload buffer the worker gave back if there is one. Loop only.
+// wsInlinePayload is the largest message that travels to the worker in
+// its batch (batch.evSmall) rather than in a payload buffer of its own:
+// batch is 320 bytes with it, a size class of whole cache lines.
+const wsInlinePayload = 104
+
+// queueMessage queues a received message for the callbacks. Loop only.
 func (ws *WSConn) queueMessage(op websocket.Opcode, payload []byte) {
+	ev := wsEvent{kind: wsEvMessage, op: op}
+	if len(payload) > wsInlinePayload {
+		// Copied before queue takes mu: it could be big.
+		ev.data = ws.copyPayload(payload)
+	}
+	ws.queue(ev, payload)
+}
+
+// copyPayload copies a received message for the callbacks, into the
+// payload buffer the worker gave back if there is one. Loop only.
+func (ws *WSConn) copyPayload(payload []byte) *[]byte {
 	p := ws.loopSpare
 	if p != nil {
 		ws.loopSpare = nil
@@ -46,7 +103,7 @@ func (ws *WSConn) queueMessage(op websocket.Opcode, payload []byte) {
 		p = wsPayloadPool.Get().(*[]byte)
 	}
 	*p = append((*p)[:0], payload...)
-	ws.queue(wsEvent{kind: wsEvMessage, op: op, data: p})
+	return p
 }
 
 // queueClose queues OnClose, once; nothing is queued after it. Loop only.
@@ -56,14 +113,16 @@ func (ws *WSConn) queueClose(code websocket.CloseCode, reason string) {
 	ws.closedEv = true
 	ws.mu.Unlock()
 	if !done {
-		ws.queue(wsEvent{kind: wsEvClose, code: code, reason: reason})
+		ws.queue(wsEvent{kind: wsEvClose, code: code, reason: reason}, nil)
 	}
 }
 
 // queue appends ev and makes sure something runs the callbacks: it hands
 // them to a worker (with the write side, when it may be granted) if none
-// runs them. Loop only.
-func (ws *WSConn) queue(ev wsEvent) {
+// runs them. A message's payload is in ev.data, or still in payload (in
+// gnet's input: at most wsInlinePayload bytes), to be copied where the
+// event goes. Loop only.
+func (ws *WSConn) queue(ev wsEvent, payload []byte) {
 	onWorkers := ws.onWorkers()
 	ws.mu.Lock()
 	start := !ws.running
@@ -72,7 +131,7 @@ func (ws *WSConn) queue(ev wsEvent) {
 	var first wsEvent
 	if start && onWorkers {
 		b, ws.spareBatch = ws.spareBatch, nil
-		if ws.evHead == len(ws.events) {
+		if ws.events.len() == 0 {
 			// Nothing waits before it: it goes to the worker in its
 			// batch, not through the queue.
 			first = ev
@@ -82,22 +141,30 @@ func (ws *WSConn) queue(ev wsEvent) {
 		}
 	}
 	if first.kind == 0 {
+		if ev.kind == wsEvMessage && ev.data == nil {
+			ev.data = ws.copyPayload(payload) // small: under mu is fine
+		}
 		ws.appendEventLocked(ev)
 	}
 	ws.noteQueuesLocked()
 	ws.mu.Unlock()
 	if start {
-		ws.startCallbacks(b, first)
+		ws.startCallbacks(b, first, payload)
 	}
 }
 
 // appendEventLocked puts ev at the end of the callbacks' queue. Called on
 // the loop with mu held.
 func (ws *WSConn) appendEventLocked(ev wsEvent) {
-	if ev.data != nil {
-		ws.evBytes += len(*ev.data)
+	q := ws.events
+	if q == nil {
+		q = new(wsEventQueue)
+		ws.events = q
 	}
-	ws.events = append(ws.events, ev)
+	if ev.data != nil {
+		q.bytes += len(*ev.data)
+	}
+	q.evs = append(q.evs, ev)
 }
 
 // onWorkers: the callbacks run on the worker pool, not on the loop.
@@ -128,7 +195,8 @@ func (ws *WSConn) noteQueuesLocked() {
 // readQueueFullLocked: the callbacks' queue is at its bound
 // (WSConfig.MaxReadQueue, MaxReadQueueBytes). Called with mu held.
 func (ws *WSConn) readQueueFullLocked() bool {
-	return len(ws.events)-ws.evHead >= ws.cfg.MaxReadQueue || ws.evBytes >= ws.cfg.MaxReadQueueBytes
+	q := ws.events
+	return q != nil && (q.len() >= ws.cfg.MaxReadQueue || q.bytes >= ws.cfg.MaxReadQueueBytes)
 }
 
 // trimEvents gives back the queue's array, the spare batch and payload
@@ -136,9 +204,9 @@ func (ws *WSConn) readQueueFullLocked() bool {
 // connection keeps them between messages). Loop only.
 func (ws *WSConn) trimEvents() {
 	ws.mu.Lock()
-	quiet := !ws.running && ws.evHead == len(ws.events)
+	quiet := !ws.running && ws.events.len() == 0
 	if quiet {
-		ws.events, ws.evHead = nil, 0
+		ws.events = nil
 	}
 	ws.mu.Unlock()
 	if quiet {
@@ -173,12 +241,12 @@ func putPayload(p *[]byte) {
 
 // startCallbacks hands the queue to a worker in batch b (nil: a pooled
 // one), with first, the event that goes before the queue (none if its kind
-// is 0; queue gives one only to a worker), or runs the queue on the loop
-// for an Inline server. When every
-// worker is busy, the sweep tries again (the queue's cap stops reading
-// meanwhile). Loop only, with running set (and the write side granted, if
-// it may be).
-func (ws *WSConn) startCallbacks(b *batch, first wsEvent) {
+// is 0; queue gives one only to a worker; a message whose data is nil has
+// its payload in payload, which goes into the batch), or runs the queue on
+// the loop for an Inline server. When every worker is busy, the sweep
+// tries again (the queue's cap stops reading meanwhile). Loop only, with
+// running set (and the write side granted, if it may be).
+func (ws *WSConn) startCallbacks(b *batch, first wsEvent, payload []byte) {
 	c := ws.c
 	if !ws.onWorkers() {
 		ws.mu.Lock()
@@ -196,8 +264,15 @@ func (ws *WSConn) startCallbacks(b *batch, first wsEvent) {
 	if b == nil {
 		b = getBatch(c)
 	}
+	if first.kind == wsEvMessage && first.data == nil {
+		b.evData = append(b.evSmall[:0], payload...)
+		first.data = &b.evData
+	}
 	b.ws, b.ev = ws, first
 	if err := c.config().Workers.submit(b); err != nil {
+		if first.data == &b.evData {
+			first.data = ws.copyPayload(b.evData) // b goes back to its pool
+		}
 		b.ws, b.ev = nil, wsEvent{}
 		b.release()
 		ws.mu.Lock()
@@ -221,13 +296,13 @@ func (ws *WSConn) startCallbacks(b *batch, first wsEvent) {
 // (the sweep).
 func (ws *WSConn) retryCallbacks() {
 	ws.mu.Lock()
-	start := ws.retrySubm && !ws.running && len(ws.events) > ws.evHead
+	start := ws.retrySubm && !ws.running && ws.events.len() > 0
 	ws.retrySubm = false
 	ws.running = ws.running || start
 	ws.mu.Unlock()
 	if start {
 		ws.grantWire()
-		ws.startCallbacks(nil, wsEvent{})
+		ws.startCallbacks(nil, wsEvent{}, nil)
 	}
 }
 
@@ -246,7 +321,11 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 		b.ev = wsEvent{}
 		ws.mu.Unlock()
 		ws.run(ev)
-		done = ev.data
+		if ev.data != &b.evData {
+			done = ev.data
+		} else {
+			messages = true // carried in b: nothing to keep or give back
+		}
 		ws.mu.Lock()
 	}
 	for {
@@ -255,16 +334,11 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 			ws.keepPayload(done)
 			done = nil
 		}
-		if ws.evHead == len(ws.events) {
+		if ws.events.len() == 0 {
 			ws.running = false
 			ws.cb = nil
 			ws.releaseWire()
-			if cap(ws.events) > 4*ws.cfg.MaxReadQueue {
-				ws.events = nil
-			} else {
-				ws.events = ws.events[:0]
-			}
-			ws.evHead = 0
+			ws.events.rewind(4 * ws.cfg.MaxReadQueue)
 			slot = slotHeld
 			if b != nil {
 				// Nobody takes b out of the bound once cb is cleared.
@@ -282,12 +356,7 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 			return slot
 		}
 		wasFull := ws.readQueueFullLocked()
-		ev := ws.events[ws.evHead]
-		ws.events[ws.evHead] = wsEvent{}
-		ws.evHead++
-		if ev.data != nil {
-			ws.evBytes -= len(*ev.data)
-		}
+		ev := ws.events.pop()
 		ws.mu.Unlock()
 		if wasFull && !ws.onLoopNow() {
 			// Reading may be paused on this queue: let the loop look.

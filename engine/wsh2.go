@@ -41,7 +41,7 @@ func (s *h2Stream) startWS() {
 	ws.lastRead, ws.lastData = now, now
 	ws.openDone = true
 	c.srv.wsconns.Add(1)
-	ws.queue(wsEvent{kind: wsEvOpen})
+	ws.queue(wsEvent{kind: wsEvOpen}, nil)
 	ws.h2in, s.early = s.early, nil
 	if s.earlyEnd {
 		ws.inEnded = true

@@ -73,10 +73,7 @@ func ServeNetWebSocket(conn net.Conn, br *bufio.Reader, up WSUpgrade, opts NetWS
 	if br == nil {
 		br = bufio.NewReader(conn)
 	}
-	ws := &WSConn{Owner: up.Owner, cfg: up.Config, h: up.Handler, subp: up.Subprotocol, deflate: up.Deflate}
-	if up.Deflate != nil {
-		ws.deflater = websocket.NewDeflater(*up.Deflate, false)
-	}
+	ws := up.alloc()
 	nc := &netWS{conn: conn, br: br, logger: opts.Logger, wake: make(chan struct{}, 1), stop: make(chan struct{}),
 		timeout: opts.WriteTimeout}
 	ws.nc = nc

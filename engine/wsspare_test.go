@@ -66,8 +66,9 @@ func busyThenQuiet(t *testing.T, h *harness, ws *WSConn, echo func()) {
 	}
 }
 
-// A busy WebSocket keeps its batch and a payload buffer between messages
-// (wsevents.go), and gives them back, with the rest of its per-message
+// A busy WebSocket keeps its batch and a payload buffer (of a message too
+// big to travel in its batch) between messages (wsevents.go), and gives
+// them back, with the rest of its per-message
 // state, at the first sweep that finds it quiet; a connection that only
 // opened keeps none: an idle connection holds none of them.
 func TestWebSocketQuietGivesSparesBack(t *testing.T) {
@@ -90,9 +91,11 @@ func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 		t.Fatalf("after OnOpen: spare batch %v, spare payload %v; want neither", b, pl)
 	}
 	mask := [4]byte{1, 2, 3, 4}
-	want := string(websocket.AppendFrame(nil, websocket.OpText, true, []byte("hi")))
+	// Bigger than a batch carries (wsInlinePayload): it takes a payload buffer.
+	msg := []byte(strings.Repeat("m", wsInlinePayload+1))
+	want := string(websocket.AppendFrame(nil, websocket.OpText, true, msg))
 	busyThenQuiet(t, h, ws, func() {
-		p.send(string(websocket.AppendMaskedFrame(nil, websocket.OpText, true, []byte("hi"), mask)))
+		p.send(string(websocket.AppendMaskedFrame(nil, websocket.OpText, true, msg, mask)))
 		h.runUntil("the echo", func() bool { in += p.read(); return len(in) >= len(want) })
 		if in[:len(want)] != want {
 			t.Fatalf("echo: %q, want %q", in, want)
@@ -172,9 +175,11 @@ func TestWebSocketOverHTTP2QuietGivesSparesBack(t *testing.T) {
 	if b, pl := spares(ws); b || pl {
 		t.Fatalf("after OnOpen: spare batch %v, spare payload %v; want neither", b, pl)
 	}
-	want := string(websocket.AppendFrame(nil, websocket.OpText, true, []byte("hi")))
+	// Bigger than a batch carries (wsInlinePayload): it takes a payload buffer.
+	msg := []byte(strings.Repeat("m", wsInlinePayload+1))
+	want := string(websocket.AppendFrame(nil, websocket.OpText, true, msg))
 	busyThenQuiet(t, h, ws, func() {
-		_ = p.fr.WriteData(1, false, websocket.AppendMaskedFrame(nil, websocket.OpText, true, []byte("hi"), [4]byte{1, 2, 3, 4}))
+		_ = p.fr.WriteData(1, false, websocket.AppendMaskedFrame(nil, websocket.OpText, true, msg, [4]byte{1, 2, 3, 4}))
 		p.flush()
 		h.runUntil("the echo", func() bool { read(); return len(data) >= len(want) })
 		if string(data[:len(want)]) != want {

@@ -35,6 +35,10 @@ type WSUpgrade struct {
 	Deflate     *websocket.DeflateParams
 	// Owner is the layer above's object for the connection (WSConn.Owner).
 	Owner any
+	// Conn, if set, is a zero WSConn for the connection, allocated by the
+	// layer above (inside Owner, so that a callback finds both on the
+	// same lines); nil: the engine allocates one. One upgrade per Conn.
+	Conn *WSConn
 }
 
 // errUpgradeArgs: UpgradeWebSocket without a handler or a config.
@@ -52,7 +56,19 @@ func (w *h1Worker) upgradeWS(ex *Exchange, up WSUpgrade) (*WSConn, error) {
 }
 
 func newWSConn(c *conn, up WSUpgrade) *WSConn {
-	ws := &WSConn{Owner: up.Owner, c: c, cfg: up.Config, h: up.Handler, subp: up.Subprotocol, deflate: up.Deflate}
+	ws := up.alloc()
+	ws.c, ws.fd, ws.directWrites = c, c.fd, &c.srv.pipe.wsDirect
+	return ws
+}
+
+// alloc returns the upgrade's WSConn (Conn, or a new one) with what the
+// handshake agreed on.
+func (up *WSUpgrade) alloc() *WSConn {
+	ws := up.Conn
+	if ws == nil {
+		ws = new(WSConn)
+	}
+	*ws = WSConn{Owner: up.Owner, cfg: up.Config, h: up.Handler, subp: up.Subprotocol, deflate: up.Deflate}
 	if up.Deflate != nil {
 		ws.deflater = websocket.NewDeflater(*up.Deflate, false)
 	}

@@ -56,6 +56,10 @@ func firstByte(op Opcode, fin bool) byte {
 	return b
 }
 
+// MaxHeaderLen is the longest header of an unmasked frame, as a server
+// sends: two bytes, then a 64-bit payload length.
+const MaxHeaderLen = 10
+
 // AppendFrame appends one unmasked frame (as a server sends) with the
 // given opcode, FIN bit and payload to dst and returns the extended
 // slice. It does not check what it is given: control frames must have
