@@ -23,11 +23,8 @@ type batch struct {
 	unbound bool
 	// ev: the WebSocket event the worker runs before ws's queue (one that
 	// nothing waited before, wsevents.go queue). A message of at most
-	// wsInlinePayload bytes comes in the batch itself (ev.data is &evData,
-	// which points into evSmall), on the lines the worker reads anyway.
-	ev      wsEvent
-	evData  []byte
-	evSmall [wsInlinePayload]byte
+	// wsInlinePayload bytes comes in the batch itself (evSmall, below).
+	ev wsEvent
 
 	exs  []*Exchange
 	reqs int // len(exs) when queued; a settling worker empties exs early
@@ -51,6 +48,14 @@ type batch struct {
 	// dstate: how a direct batch comes back to the loop; see direct.go.
 	dstate atomic.Uint32
 	next   *batch // the connection's next batch, in response order
+
+	// A WebSocket message's payload of up to wsInlinePayload bytes, for ev
+	// (ev.data is &evData, which points into evSmall), on a line of its
+	// own after an HTTP batch's lines: a WebSocket echo touches the first
+	// and this one.
+	_       [8]byte
+	evData  []byte
+	evSmall [wsInlinePayload]byte
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}

@@ -66,9 +66,9 @@
 //
 //	server.go onTraffic → conn.go → wsdriver.go serve, process (websocket.Reader),
 //	event → wsevents.go queueMessage, queue (wsdirect.go grantWireLocked),
-//	startCallbacks → workers.go submit
+//	startCallbacks (a message of up to 104 bytes into the batch) → workers.go submit
 //	  ⇒ worker: batch.go runBatch → wsevents.go runCallbacks → OnMessage →
-//	    wsconn.go WriteMessage (framed here) → wsdirect.go sendDirect (the socket)
+//	    wsconn.go WriteMessage (framed on the writer's stack) → wsdirect.go sendDirect (the socket)
 //	  ⇒ loop, only over TLS or HTTP/2, or when the socket is full: handoff.go post →
 //	    wsconn.go wsFlush, flushOut → conn.go finishCallback → io.go writeWire
 //
