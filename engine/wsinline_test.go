@@ -51,24 +51,16 @@ func TestWebSocketSmallMessageWaitsForFullPool(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = w.Release(time.Second) })
-	cfg := WSConfig{}.WithDefaults()
 	ev := &echoer{}
 	blocked, unblock := make(chan struct{}), make(chan struct{})
-	h := newHarness(t, Config{Workers: w}, func(ex *Exchange) {
-		if ex.Request.Path == "/block" {
-			close(blocked)
-			<-unblock
-			return
+	h, p, in := upgradedWith(t, Config{Workers: w}, ev, func(ex *Exchange) bool {
+		if ex.Request.Path != "/block" {
+			return false
 		}
-		if _, err := ex.UpgradeWebSocket(WSUpgrade{Handler: ev, Config: &cfg}); err != nil {
-			ex.Status = 500
-		}
+		close(blocked)
+		<-unblock
+		return true
 	})
-	p := h.dial()
-	p.send("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")
-	var in string
-	h.runUntil("the upgrade", func() bool { in += p.read(); return strings.Contains(in, "\r\n\r\n") })
-	in = in[strings.Index(in, "\r\n\r\n")+4:]
 	ws := openedWS(h, ev)
 
 	other := h.dial()

@@ -74,8 +74,19 @@ func TestWebSocketPingWhileBehind(t *testing.T) {
 // and upgrades; it returns what the peer read after the 101.
 func upgradedOnWorkers(t *testing.T, handler WSHandler) (*harness, *peer, string) {
 	t.Helper()
+	return upgradedWith(t, Config{}, handler, nil)
+}
+
+// upgradedWith is upgradedOnWorkers with the server's config, and other,
+// which answers the requests it reports it took (nil: none) instead of
+// upgrading them.
+func upgradedWith(t *testing.T, srvCfg Config, handler WSHandler, other func(*Exchange) bool) (*harness, *peer, string) {
+	t.Helper()
 	cfg := WSConfig{}.WithDefaults()
-	h := newHarness(t, Config{}, func(ex *Exchange) {
+	h := newHarness(t, srvCfg, func(ex *Exchange) {
+		if other != nil && other(ex) {
+			return
+		}
 		if _, err := ex.UpgradeWebSocket(WSUpgrade{Handler: handler, Config: &cfg}); err != nil {
 			ex.Status = 500
 		}

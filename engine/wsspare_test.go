@@ -74,18 +74,7 @@ func busyThenQuiet(t *testing.T, h *harness, ws *WSConn, echo func()) {
 func TestWebSocketQuietGivesSparesBack(t *testing.T) {
 	ev := &echoer{}
 	h, p, in := upgradedOnWorkers(t, ev)
-	var ws *WSConn
-	h.runUntil("OnOpen to run", func() bool {
-		ev.mu.Lock()
-		ws = ev.ws
-		ev.mu.Unlock()
-		if ws == nil {
-			return false
-		}
-		ws.mu.Lock()
-		defer ws.mu.Unlock()
-		return !ws.running
-	})
+	ws := openedWS(h, ev)
 	// A connection that only opened is not busy: an idle one keeps nothing.
 	if b, pl := spares(ws); b || pl {
 		t.Fatalf("after OnOpen: spare batch %v, spare payload %v; want neither", b, pl)
