@@ -79,8 +79,7 @@ type wsEvent struct {
 var wsPayloadPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // wsInlinePayload is the largest message that travels to the worker in
-// its batch (batch.evSmall) rather than in a payload buffer of its own:
-// batch is 320 bytes with it, a size class of whole cache lines.
+// its batch (batch.small) rather than in a payload buffer of its own.
 const wsInlinePayload = 104
 
 // queueMessage queues a received message for the callbacks. Loop only.
@@ -265,13 +264,12 @@ func (ws *WSConn) startCallbacks(b *batch, first wsEvent, payload []byte) {
 		b = getBatch(c)
 	}
 	if first.kind == wsEvMessage && first.data == nil {
-		b.evData = append(b.evSmall[:0], payload...)
-		first.data = &b.evData
+		first.data = b.carry(payload)
 	}
 	b.ws, b.ev = ws, first
 	if err := c.config().Workers.submit(b); err != nil {
-		if first.data == &b.evData {
-			first.data = ws.copyPayload(b.evData) // b goes back to its pool
+		if b.carries(first.data) {
+			first.data = ws.copyPayload(*first.data) // b goes back to its pool
 		}
 		b.ws, b.ev = nil, wsEvent{}
 		b.release()
@@ -321,7 +319,7 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 		b.ev = wsEvent{}
 		ws.mu.Unlock()
 		ws.run(ev)
-		if ev.data != &b.evData {
+		if !b.carries(ev.data) {
 			done = ev.data
 		} else {
 			messages = true // carried in b: nothing to keep or give back
