@@ -16,16 +16,14 @@ type batch struct {
 	// What a worker reads first, together at the start (a batch crosses
 	// between the loop's core and a worker's for every message).
 	c *conn
-	// small: where a WebSocket message of up to wsInlinePayload bytes
-	// travels with ev (ev.data is &small.data); made the first time the
-	// batch carries one, and kept with it in the pool.
-	small *wsSmallPayload
+	// upgrade: the WebSocket its last request upgraded to (wsupgrade.go);
 	// ws: the WebSocket whose callbacks this batch runs (wsevents.go).
-	ws *WSConn
+	upgrade, ws *WSConn
 	// unbound: its worker left the pool's bound to stream (workers.go).
 	unbound bool
 	// ev: the WebSocket event the worker runs before ws's queue (one that
-	// nothing waited before, wsevents.go queue).
+	// nothing waited before, wsevents.go queue). A message of at most
+	// wsInlinePayload bytes comes in the batch itself (evSmall, below).
 	ev wsEvent
 
 	exs  []*Exchange
@@ -50,32 +48,14 @@ type batch struct {
 	// dstate: how a direct batch comes back to the loop; see direct.go.
 	dstate atomic.Uint32
 	next   *batch // the connection's next batch, in response order
-	// upgrade: the WebSocket its last request upgraded to (wsupgrade.go).
-	upgrade *WSConn
-}
 
-// wsSmallPayload is a batch's room for a small WebSocket message: 128
-// bytes, a size class of two whole cache lines (a message of up to 40
-// bytes is on the first, with data). The batch itself stays 192 bytes:
-// HTTP/2 takes one per stream, and a bigger one cost h2c 4–6 % of its CPU
-// per request.
-type wsSmallPayload struct {
-	data []byte // the message: buf[:n]
-	buf  [wsInlinePayload]byte
-}
-
-// carries reports whether p is the payload of a message that travels in
-// b (small).
-func (b *batch) carries(p *[]byte) bool { return b.small != nil && p == &b.small.data }
-
-// carry copies payload (at most wsInlinePayload bytes) into b and returns
-// the event's data for it.
-func (b *batch) carry(payload []byte) *[]byte {
-	if b.small == nil {
-		b.small = new(wsSmallPayload)
-	}
-	b.small.data = append(b.small.buf[:0], payload...)
-	return &b.small.data
+	// A WebSocket message's payload of up to wsInlinePayload bytes, for ev
+	// (ev.data is &evData, which points into evSmall), on a line of its
+	// own after an HTTP batch's lines: a WebSocket echo touches the first
+	// and this one.
+	_       [8]byte
+	evData  []byte
+	evSmall [wsInlinePayload]byte
 }
 
 var batchPool = sync.Pool{New: func() any { return new(batch) }}
@@ -103,10 +83,10 @@ func (b *batch) release() {
 	b.c, b.reqs, b.done, b.closeAfter, b.next = nil, 0, false, false, nil
 	b.direct, b.firstTLS, b.cipher, b.writeErr, b.unbound, b.cont = false, false, false, nil, false, false
 	b.detached, b.h2, b.upgrade, b.ws, b.ev = nil, nil, nil, nil, wsEvent{}
-	if gwistcheck && b.small != nil {
+	if gwistcheck {
 		// What still points into the batch (a message's payload) reads
 		// as wiped from now on.
-		clear(b.small.buf[:])
+		clear(b.evSmall[:])
 	}
 	b.dstate.Store(directRunning)
 	batchPool.Put(b)

@@ -79,7 +79,8 @@ type wsEvent struct {
 var wsPayloadPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // wsInlinePayload is the largest message that travels to the worker in
-// its batch (batch.small) rather than in a payload buffer of its own.
+// its batch (batch.evSmall) rather than in a payload buffer of its own:
+// batch is 320 bytes with it, a size class of whole cache lines.
 const wsInlinePayload = 104
 
 // queueMessage queues a received message for the callbacks. Loop only.
@@ -264,12 +265,13 @@ func (ws *WSConn) startCallbacks(b *batch, first wsEvent, payload []byte) {
 		b = getBatch(c)
 	}
 	if first.kind == wsEvMessage && first.data == nil {
-		first.data = b.carry(payload)
+		b.evData = append(b.evSmall[:0], payload...)
+		first.data = &b.evData
 	}
 	b.ws, b.ev = ws, first
 	if err := c.config().Workers.submit(b); err != nil {
-		if b.carries(first.data) {
-			first.data = ws.copyPayload(*first.data) // b goes back to its pool
+		if first.data == &b.evData {
+			first.data = ws.copyPayload(b.evData) // b goes back to its pool
 		}
 		b.ws, b.ev = nil, wsEvent{}
 		b.release()
@@ -319,7 +321,7 @@ func (ws *WSConn) runCallbacks(b *batch) (slot int) {
 		b.ev = wsEvent{}
 		ws.mu.Unlock()
 		ws.run(ev)
-		if !b.carries(ev.data) {
+		if ev.data != &b.evData {
 			done = ev.data
 		} else {
 			messages = true // carried in b: nothing to keep or give back

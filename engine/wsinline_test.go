@@ -11,7 +11,7 @@ import (
 )
 
 // A message of up to wsInlinePayload bytes travels to the worker in its
-// batch (batch.small), so a run of them leaves no payload buffer behind;
+// batch (batch.evSmall), so a run of them leaves no payload buffer behind;
 // one byte more takes a payload buffer as before. Both echo intact.
 func TestWebSocketSmallMessageTravelsInBatch(t *testing.T) {
 	ev := &echoer{}
