@@ -18,9 +18,9 @@ import "github.com/gwist/gwist/websocket"
 //     nothing is queued before it; otherwise it queues as usual. The fd is
 //     the connection's while writeDone is false: OnClose sets it (gone)
 //     under ws.mu before gnet closes the fd, so the writers need neither
-//     c.wmu nor the conn's lines, which stay on the loop's core. What the socket does not take is queued, and the
-//     grant ends at once: the loop writes the rest, and the writers wait
-//     for room as usual.
+//     c.wmu nor the conn's lines, which stay on the loop's core. What the
+//     socket does not take is queued, and the grant ends at once: the loop
+//     writes the rest, and the writers wait for room as usual.
 //   - The loop writes nothing to the socket: flushOut leaves the queue and
 //     marks that the loop's own frames (pongs, close frames, pings) are
 //     about to go into c.out (loopOut: writers then queue behind them, so a

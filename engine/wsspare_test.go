@@ -166,8 +166,9 @@ func TestWebSocketOverHTTP2QuietGivesSparesBack(t *testing.T) {
 	}
 	// Bigger than a batch carries (wsInlinePayload): it takes a payload buffer.
 	msg := []byte(strings.Repeat("m", wsInlinePayload+1))
-	want := string(websocket.AppendFrame(nil, websocket.OpText, true, msg))
-	busyThenQuiet(t, h, ws, func() {
+	echo := func(msg []byte) {
+		t.Helper()
+		want := string(websocket.AppendFrame(nil, websocket.OpText, true, msg))
 		_ = p.fr.WriteData(1, false, websocket.AppendMaskedFrame(nil, websocket.OpText, true, msg, [4]byte{1, 2, 3, 4}))
 		p.flush()
 		h.runUntil("the echo", func() bool { read(); return len(data) >= len(want) })
@@ -175,5 +176,13 @@ func TestWebSocketOverHTTP2QuietGivesSparesBack(t *testing.T) {
 			t.Fatalf("echo: %q, want %q", data, want)
 		}
 		data = data[len(want):]
-	})
+	}
+	busyThenQuiet(t, h, ws, func() { echo(msg) })
+	// A small message travels in its batch over HTTP/2 too: the busy
+	// connection keeps the batch and no payload buffer.
+	echo([]byte("small"))
+	waitCallbacksIdle(h, ws)
+	if b, pl := spares(ws); !b || pl {
+		t.Fatalf("after a small message: spare batch %v, spare payload %v; want the batch only", b, pl)
+	}
 }
