@@ -257,5 +257,20 @@ func (h *HAProxy) WaitServerState(t testing.TB, backend, server, state string, t
 	}
 }
 
+// WaitOutput waits up to timeout for HAProxy's output to contain want,
+// polling every 10 ms, and fails the test otherwise. A notice reaches
+// stderr through HAProxy's log ring, so it may follow the state change the
+// runtime API already reports.
+func (h *HAProxy) WaitOutput(t testing.TB, want string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(h.Output(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("haproxytest: no %q in HAProxy's output after %v:\n%s", want, timeout, h.Output())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // syncBuffer is a log or output sink read while it is written.
 type syncBuffer = syncbuf.Buffer

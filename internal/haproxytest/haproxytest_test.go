@@ -43,9 +43,7 @@ backend be
 	}
 	backend.Close()
 	hp.WaitServerState(t, "be", "s1", "DOWN", 5*time.Second)
-	if !strings.Contains(hp.Output(), "s1 is DOWN") {
-		t.Errorf("no notice of the state change in HAProxy's output:\n%s", hp.Output())
-	}
+	hp.WaitOutput(t, "s1 is DOWN", 5*time.Second)
 	hp.Stop()
 	hp.Stop() // twice is fine
 }
