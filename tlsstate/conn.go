@@ -23,8 +23,13 @@ const (
 	phDone                  // handshake done; the loop owns the tls.Conn
 	phFailed                // failed; Conn.err says why
 	phAborted               // CloseNotify before the handshake finished
+	phDraining              // released; the goroutine still reads the peer's last bytes
 	phReleased              // Release was called
 )
+
+// released reports whether Release was called: the loop is done with the
+// Conn, whether or not a handshake goroutine still drains it.
+func (p phase) released() bool { return p == phDraining || p == phReleased }
 
 // Info is what the handshake negotiated, published once the connection
 // is established.
@@ -230,7 +235,7 @@ func (c *Conn) shrinkInLocked() {
 func (c *Conn) Room() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.phase == phReleased {
+	if c.phase.released() {
 		return 0
 	}
 	n := MaxBuffered - c.bufferedLocked()
@@ -246,7 +251,7 @@ func (c *Conn) bufferedLocked() int { return len(c.in) - c.inOff }
 // returns the error Feed and Process report, if any.
 func (c *Conn) syncLocked() error {
 	switch c.phase {
-	case phReleased:
+	case phReleased, phDraining:
 		return ErrClosed
 	case phFailed:
 		c.setState(Failed)
@@ -514,15 +519,37 @@ func (c *Conn) MarkFirstResponse(t time.Time) {
 	}
 }
 
-// Release frees the connection: it stops the timer, abandons a running
-// or queued handshake and drops buffered bytes. A running handshake
-// goroutine is woken and exits promptly without touching the Conn again;
-// Release does not wait for it. Release is idempotent and safe in any
-// state; afterwards Feed, Process and Write return ErrClosed.
+// Release frees the connection: it stops the timer, abandons a queued
+// handshake and drops buffered bytes. Release is idempotent and safe in
+// any state; afterwards Feed, Process and Write return ErrClosed, and
+// nothing of the Conn's reaches the loop or the socket.
+//
+// A running handshake is left to its goroutine to end, which Release does
+// not wait for. A client that closes right after its Finished (an ACME
+// validator, a health check) did complete its handshake: the goroutine
+// may have read the Finished already, or have it still buffered. So the
+// goroutine reads what the peer sent, fails when it needs more, counts
+// the handshake as what those bytes made it (established, or client_gone)
+// and frees what Release left it (drainedLocked).
 func (c *Conn) Release() {
 	c.mu.Lock()
-	if c.phase == phReleased {
+	if c.phase.released() {
 		c.mu.Unlock()
+		return
+	}
+	if c.phase == phRunning && c.trErr == nil {
+		c.phase = phDraining
+		if c.bufferedLocked() > 0 && c.lookup == lookupNone {
+			c.trErr = errPeerGone // once the goroutine has read them; the deadline holds
+		} else {
+			// Nothing left to read, or a lookup that must hear of it (its
+			// context ends).
+			c.stopLocked(errPeerGone)
+		}
+		putBuf(c.out)
+		c.out, c.outDirty, c.tc = nil, false, nil
+		c.mu.Unlock()
+		c.setState(Closed)
 		return
 	}
 	switch c.phase {
@@ -535,15 +562,21 @@ func (c *Conn) Release() {
 	}
 	c.phase = phReleased
 	c.stopLocked(ErrClosed)
-	putBuf(c.in)
-	putBuf(c.out)
-	c.in, c.inOff, c.out, c.outDirty = nil, 0, nil, false
-	c.tc = nil
+	c.freeBuffersLocked()
 	c.mu.Unlock()
 	c.s.dequeue(c)
 	if c.State() != Failed {
 		c.setState(Closed)
 	}
+}
+
+// freeBuffersLocked gives the buffers back to the pool and drops the
+// tls.Conn.
+func (c *Conn) freeBuffersLocked() {
+	putBuf(c.in)
+	putBuf(c.out)
+	c.in, c.inOff, c.out, c.outDirty = nil, 0, nil, false
+	c.tc = nil
 }
 
 // queueLocked appends b to the outbound queue.
@@ -582,7 +615,7 @@ func (c *Conn) stopLocked(err error) {
 // failLocked records a failure for reason, counting it as a handshake or
 // a connection error, and shuts down the handshake machinery.
 func (c *Conn) failLocked(reason Reason, err error) {
-	if c.phase == phFailed || c.phase == phReleased {
+	if c.phase == phFailed || c.phase.released() {
 		return
 	}
 	if c.phase == phDone {

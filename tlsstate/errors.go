@@ -40,6 +40,10 @@ var (
 	// errAborted closes the transport when CloseNotify or Release abandon
 	// a running handshake.
 	errAborted = errors.New("tlsstate: handshake abandoned")
+	// errPeerGone closes the transport of a handshake whose connection
+	// was released with the peer's last bytes still unread (phDraining):
+	// the handshake reads them first.
+	errPeerGone = errors.New("tlsstate: connection released while the handshake had bytes to read")
 	// errEvicted closes the transport of the oldest parked handshake when
 	// the parked bound is reached.
 	errEvicted = errors.New("tlsstate: handshake evicted: oldest of too many waiting for their clients")

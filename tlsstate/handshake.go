@@ -44,6 +44,10 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.phase == phDraining {
+		c.drainedLocked(err, &cs, now)
+		return
+	}
 	if c.phase != phRunning {
 		return // released or aborted; that path counted it
 	}
@@ -51,14 +55,7 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 		err = c.trErr // timed out as it finished
 	}
 	if err != nil {
-		reason := classifyHandshake(err)
-		switch c.trErr {
-		case errTimeout:
-			reason = ReasonTimeout
-		case errEvicted:
-			reason = ReasonEvicted
-		}
-		c.failLocked(reason, err)
+		c.failLocked(c.handshakeReasonLocked(err), err)
 		c.notifyLocked()
 		return
 	}
@@ -73,6 +70,35 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 	c.phase = phDone
 	c.s.stats.established(&cs, &c.stamps)
 	c.notifyLocked()
+}
+
+// handshakeReasonLocked is why a handshake failed with err: what stopped
+// its transport, if anything did, or what crypto/tls reported.
+func (c *Conn) handshakeReasonLocked(err error) Reason {
+	switch c.trErr {
+	case errTimeout:
+		return ReasonTimeout
+	case errEvicted:
+		return ReasonEvicted
+	case errPeerGone:
+		return ReasonClientGone
+	}
+	return classifyHandshake(err)
+}
+
+// drainedLocked ends a handshake whose connection was released while it
+// ran (Release): it counts the handshake as established or failed, as the
+// peer's bytes made it, and frees what Release left to the goroutine.
+func (c *Conn) drainedLocked(err error, cs *tls.ConnectionState, now time.Time) {
+	if err == nil {
+		c.stamps.mark(&c.stamps.established, now)
+		c.s.stats.established(cs, &c.stamps)
+	} else {
+		c.s.stats.failed[c.handshakeReasonLocked(err)].Add(1)
+	}
+	c.phase = phReleased
+	c.stopLocked(ErrClosed)
+	c.freeBuffersLocked()
 }
 
 // onTimeout runs on a timer goroutine when the handshake deadline passes,
@@ -91,7 +117,7 @@ func (c *Conn) onTimeout() {
 		c.notifyLocked()
 		c.mu.Unlock()
 		return
-	case phRunning:
+	case phRunning, phDraining:
 		switch c.lookup {
 		case lookupFast:
 			c.markSlowLocked()
@@ -129,7 +155,7 @@ func (c *Conn) evict() {
 // under c.mu so that no notification can follow Release, nor one come
 // while the loop is in Yield (it calls Process right after instead).
 func (c *Conn) notifyLocked() {
-	if c.notify != nil && c.phase != phReleased && !c.yielding {
+	if c.notify != nil && !c.phase.released() && !c.yielding {
 		c.notify()
 	}
 }

@@ -78,7 +78,7 @@ type loop struct {
 	err     error                   // why the loop ended; read after done
 }
 
-var errPeerGone = errors.New("peer closed the socket")
+var errSocketGone = errors.New("peer closed the socket")
 
 func startLoop(s *Server, nc net.Conn, onPlain func(*loop, []byte)) *loop {
 	l := &loop{
@@ -133,7 +133,7 @@ func (l *loop) run() {
 		select {
 		case b, ok := <-l.in:
 			if !ok {
-				l.err = errPeerGone
+				l.err = errSocketGone
 				return
 			}
 			if !l.feed(b) {

@@ -60,7 +60,10 @@ const (
 	// common version, cipher or ALPN protocol, bad client certificate...).
 	ReasonHandshakeError
 	// ReasonClientGone means the connection was released before its
-	// handshake finished, after the client had sent at least one byte.
+	// handshake finished, after the client had sent at least one byte,
+	// and what the client sent did not finish it. (A client that closes
+	// right after its Finished completed its handshake: it counts in
+	// Full or Resumed, even when the loop saw the close first.)
 	ReasonClientGone
 	// ReasonLimiterRefused means all handshake slots and the queue were
 	// full.

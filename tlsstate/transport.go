@@ -79,7 +79,7 @@ func (c *Conn) sendFlight(flight []byte) bool {
 	rest := c.flight(flight)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(rest) > 0 && c.phase != phReleased {
+	if len(rest) > 0 && !c.phase.released() {
 		old := c.out
 		c.out = append(append(getBuf(), rest...), old...)
 		c.outDirty = true
@@ -114,7 +114,7 @@ func (c *Conn) readLocked(p []byte) int {
 func (t *transport) Write(p []byte) (int, error) {
 	c := t.c
 	c.mu.Lock()
-	if c.phase != phReleased {
+	if !c.phase.released() {
 		c.queueLocked(p)
 	}
 	c.mu.Unlock()
