@@ -24,12 +24,13 @@ const (
 	phFailed                // failed; Conn.err says why
 	phAborted               // CloseNotify before the handshake finished
 	phDraining              // released; the goroutine still reads the peer's last bytes
+	phLeaving               // released; the goroutine's next read fails
 	phReleased              // Release was called
 )
 
 // released reports whether Release was called: the loop is done with the
-// Conn, whether or not a handshake goroutine still drains it.
-func (p phase) released() bool { return p == phDraining || p == phReleased }
+// Conn, whether or not its handshake goroutine still has to end.
+func (p phase) released() bool { return p >= phDraining }
 
 // Info is what the handshake negotiated, published once the connection
 // is established.
@@ -530,7 +531,10 @@ func (c *Conn) MarkFirstResponse(t time.Time) {
 // may have read the Finished already, or have it still buffered. So the
 // goroutine reads what the peer sent, fails when it needs more, counts
 // the handshake as what those bytes made it (established, or client_gone)
-// and frees what Release left it (drainedLocked).
+// and frees what Release left it (drainedLocked). At most MaxHandshakes
+// released connections keep unread bytes for their goroutine (phDraining,
+// each until it has read them or its deadline passes); past that, their
+// bytes are dropped and the handshake counts as client_gone.
 func (c *Conn) Release() {
 	c.mu.Lock()
 	if c.phase.released() {
@@ -538,13 +542,16 @@ func (c *Conn) Release() {
 		return
 	}
 	if c.phase == phRunning && c.trErr == nil {
-		c.phase = phDraining
-		if c.bufferedLocked() > 0 && c.lookup == lookupNone {
+		if c.bufferedLocked() > 0 && c.lookup == lookupNone && c.s.startDraining() {
+			c.phase = phDraining
 			c.trErr = errPeerGone // once the goroutine has read them; the deadline holds
 		} else {
-			// Nothing left to read, or a lookup that must hear of it (its
-			// context ends).
+			// Nothing left to read (or too many drain already), or a
+			// lookup that must hear of it (its context ends).
+			c.phase = phLeaving
 			c.stopLocked(errPeerGone)
+			putBuf(c.in)
+			c.in, c.inOff = nil, 0
 		}
 		putBuf(c.out)
 		c.out, c.outDirty, c.tc = nil, false, nil

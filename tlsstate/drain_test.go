@@ -15,7 +15,9 @@ import (
 // validator does) completed its handshake. When the loop releases the
 // connection before the handshake goroutine has read that Finished, the
 // goroutine still reads it and the handshake counts as completed, not as
-// client_gone. A Finished cut short by the close counts as client_gone.
+// client_gone. A Finished cut short by the close counts as client_gone,
+// and so does a whole one past the bound of MaxHandshakes released
+// connections that keep their bytes.
 //
 // The goroutine is held away from the bytes deterministically: the
 // limiter has one slot, and a second handshake holds it in a certificate
@@ -25,11 +27,13 @@ func TestReleaseWithFinishedUnread(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		cut      bool // feed the Finished less its last byte
+		over     bool // a second released connection, past the bound of one
 		full     uint64
 		goneWant uint64
 	}{
-		{"whole Finished", false, 1, 1},
-		{"cut Finished", true, 0, 2},
+		{"whole Finished", false, false, 1, 1},
+		{"cut Finished", true, false, 0, 2},
+		{"past the bound", false, true, 1, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Cleanup(func() { goleak.VerifyNone(t) })
@@ -50,6 +54,11 @@ func TestReleaseWithFinishedUnread(t *testing.T) {
 			if tc.cut {
 				fin = fin[:len(fin)-1]
 			}
+			var fin2 []byte
+			var c2 *Conn
+			if tc.over {
+				fin2, c2 = handshakeToClientFinished(t, s, func() {})
+			}
 
 			// The second handshake takes the only slot and keeps it in its
 			// lookup.
@@ -57,7 +66,11 @@ func TestReleaseWithFinishedUnread(t *testing.T) {
 			if err := holder.Feed(helloFor(t, "slow.example")); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the holder's lookup", func() bool { return calls.Load() == 2 && s.Stats().Computing == 1 })
+			lookups := int32(2)
+			if tc.over {
+				lookups = 3
+			}
+			waitFor(t, "the holder's lookup", func() bool { return calls.Load() == lookups && s.Stats().Computing == 1 })
 
 			if err := c.Feed(fin); err != nil {
 				t.Fatal(err)
@@ -74,11 +87,17 @@ func TestReleaseWithFinishedUnread(t *testing.T) {
 			if _, err := c.Process(nil); !errors.Is(err, ErrClosed) {
 				t.Errorf("Process after Release = %v", err)
 			}
+			if tc.over {
+				if err := c2.Feed(fin2); err != nil {
+					t.Fatal(err)
+				}
+				c2.Release() // the bound is one: its bytes are dropped
+			}
 
 			unblock() // the holder sends its flight and parks: the slot is free
 			waitFor(t, "the first handshake to end", func() bool {
 				st := s.Stats()
-				return st.Full+st.Failed["client_gone"] == 1
+				return st.Full+st.Failed["client_gone"] == tc.goneWant+tc.full-1
 			})
 			holder.Release() // its client never answers: client_gone
 			waitFor(t, "the goroutines to exit", func() bool { return s.Stats().InFlight == 0 })

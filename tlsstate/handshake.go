@@ -44,7 +44,7 @@ func (c *Conn) run(tc *tls.Conn, ctx context.Context) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.phase == phDraining {
+	if c.phase == phDraining || c.phase == phLeaving {
 		c.drainedLocked(err, &cs, now)
 		return
 	}
@@ -96,6 +96,9 @@ func (c *Conn) drainedLocked(err error, cs *tls.ConnectionState, now time.Time) 
 	} else {
 		c.s.stats.failed[c.handshakeReasonLocked(err)].Add(1)
 	}
+	if c.phase == phDraining {
+		c.s.draining.Add(-1)
+	}
 	c.phase = phReleased
 	c.stopLocked(ErrClosed)
 	c.freeBuffersLocked()
@@ -117,7 +120,7 @@ func (c *Conn) onTimeout() {
 		c.notifyLocked()
 		c.mu.Unlock()
 		return
-	case phRunning, phDraining:
+	case phRunning, phDraining, phLeaving:
 		switch c.lookup {
 		case lookupFast:
 			c.markSlowLocked()

@@ -36,6 +36,7 @@ type Server struct {
 	slowLookup time.Duration
 	maxSlow    int32
 	slow       atomic.Int32 // handshake goroutines inside a slow lookup
+	draining   atomic.Int32 // released handshakes still to read the peer's bytes (phDraining), at most maxHS
 	mu         sync.Mutex
 	computing  int // goroutines holding a slot
 	alive      int // handshake goroutines alive: computing, parked or reclaiming
@@ -44,6 +45,16 @@ type Server struct {
 	queue      list.List // of *Conn waiting for a goroutine
 	parked     list.List // of *Conn whose goroutine waits for its client, oldest first
 	stats      counters  // atomics, plus its own lock for maps
+}
+
+// startDraining reserves a place for a released handshake that keeps the
+// peer's unread bytes (Conn.Release); false when MaxHandshakes hold one.
+func (s *Server) startDraining() bool {
+	if s.draining.Add(1) > int32(s.maxHS) {
+		s.draining.Add(-1)
+		return false
+	}
+	return true
 }
 
 // NewServer validates cfg, applies the defaults and returns a Server.
