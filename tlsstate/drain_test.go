@@ -3,7 +3,6 @@ package tlsstate
 import (
 	"crypto/tls"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -37,13 +36,8 @@ func TestReleaseWithFinishedUnread(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Cleanup(func() { goleak.VerifyNone(t) })
-			release := make(chan struct{})
-			var releaseOnce sync.Once
-			unblock := func() { releaseOnce.Do(func() { close(release) }) }
-			t.Cleanup(unblock)
-			var calls atomic.Int32
-			s := newServer(t, Config{TLS: slowNamesTLS(t, func() { <-release }, &calls),
-				MaxHandshakes: 1, SlowLookup: time.Minute})
+			cfg, calls, unblock := gatedLookups(t)
+			s := newServer(t, Config{TLS: cfg, MaxHandshakes: 1, SlowLookup: time.Minute})
 
 			var released, late atomic.Bool
 			fin, c := handshakeToClientFinished(t, s, func() {

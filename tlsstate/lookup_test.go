@@ -25,6 +25,18 @@ func slowNamesTLS(t testing.TB, wait func(), calls *atomic.Int32) *tls.Config {
 	}}
 }
 
+// gatedLookups is slowNamesTLS whose slow lookups wait until open is
+// called; the test's cleanup opens the gate (register goleak's check
+// before calling it: cleanups run last first).
+func gatedLookups(t testing.TB) (cfg *tls.Config, calls *atomic.Int32, open func()) {
+	gate := make(chan struct{})
+	var once sync.Once
+	open = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(open)
+	calls = new(atomic.Int32)
+	return slowNamesTLS(t, func() { <-gate }, calls), calls, open
+}
+
 // helloFor is a TLS 1.3 ClientHello for name.
 func helloFor(t testing.TB, name string) []byte {
 	return captureHello(t, &tls.Config{ServerName: name, InsecureSkipVerify: true, MinVersion: tls.VersionTLS13})
@@ -108,12 +120,8 @@ func TestStallAfterSlowLookupTimesOut(t *testing.T) {
 func TestSlowLookupsFreeSlotsAndAreBounded(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
 	const maxSlow = 3
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	unblock := func() { releaseOnce.Do(func() { close(release) }) }
-	t.Cleanup(unblock) // before goleak's check, which was registered first
-	var calls atomic.Int32
-	e := newEnv(t, Config{TLS: slowNamesTLS(t, func() { <-release }, &calls), MaxHandshakes: 1,
+	cfg, calls, unblock := gatedLookups(t)
+	e := newEnv(t, Config{TLS: cfg, MaxHandshakes: 1,
 		MaxSlowLookups: maxSlow, HandshakeTimeout: 5 * time.Second})
 	type result struct {
 		cli *tls.Conn
@@ -185,12 +193,8 @@ func TestSlowLookupsFreeSlotsAndAreBounded(t *testing.T) {
 // the handshake as client_gone.
 func TestReleaseDuringSlowLookup(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t) })
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	unblock := func() { releaseOnce.Do(func() { close(release) }) }
-	t.Cleanup(unblock)
-	var calls atomic.Int32
-	s := newServer(t, Config{TLS: slowNamesTLS(t, func() { <-release }, &calls), MaxHandshakes: 1})
+	cfg, _, unblock := gatedLookups(t)
+	s := newServer(t, Config{TLS: cfg, MaxHandshakes: 1})
 	c := s.NewConn(nil)
 	if err := c.Feed(helloFor(t, "slow.example")); err != nil {
 		t.Fatal(err)
