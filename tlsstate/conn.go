@@ -252,7 +252,7 @@ func (c *Conn) bufferedLocked() int { return len(c.in) - c.inOff }
 // returns the error Feed and Process report, if any.
 func (c *Conn) syncLocked() error {
 	switch c.phase {
-	case phReleased, phDraining:
+	case phDraining, phLeaving, phReleased:
 		return ErrClosed
 	case phFailed:
 		c.setState(Failed)
@@ -544,14 +544,20 @@ func (c *Conn) Release() {
 	if c.phase == phRunning && c.trErr == nil {
 		if c.bufferedLocked() > 0 && c.lookup == lookupNone && c.s.startDraining() {
 			c.phase = phDraining
-			c.trErr = errPeerGone // once the goroutine has read them; the deadline holds
 		} else {
-			// Nothing left to read (or too many drain already), or a
-			// lookup that must hear of it (its context ends).
 			c.phase = phLeaving
-			c.stopLocked(errPeerGone)
 			putBuf(c.in)
 			c.in, c.inOff = nil, 0
+		}
+		if c.lookup != lookupNone {
+			c.stopLocked(errPeerGone) // the lookup's context ends
+		} else {
+			// Not the context: crypto/tls turns a handshake that completes
+			// after its context ended into a failure. The goroutine sees
+			// trErr once it has read what is buffered, and the deadline
+			// still holds.
+			c.trErr = errPeerGone
+			c.wakeLocked()
 		}
 		putBuf(c.out)
 		c.out, c.outDirty, c.tc = nil, false, nil

@@ -159,3 +159,31 @@ func handshakeToClientFinished(t *testing.T, s *Server, notified func()) ([]byte
 		}
 	}
 }
+
+// A handshake released while its goroutine waits for the client, with
+// nothing to read, ends at once: its goroutine leaves without waiting for
+// a slot (here the only one is held by a lookup) and counts client_gone.
+func TestReleaseWhileWaitingLeavesWithoutSlot(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+	cfg, calls, unblock := gatedLookups(t)
+	s := newServer(t, Config{TLS: cfg, MaxHandshakes: 1, SlowLookup: time.Minute})
+	_, c := handshakeToClientFinished(t, s, func() {})
+
+	holder := s.NewConn(nil)
+	if err := holder.Feed(helloFor(t, "slow.example")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the holder's lookup", func() bool { return calls.Load() == 2 && s.Stats().Computing == 1 })
+
+	c.Release() // its client left without a Finished
+	waitFor(t, "the released handshake's goroutine to leave", func() bool {
+		st := s.Stats()
+		return st.InFlight == 1 && st.Failed["client_gone"] == 1
+	})
+	unblock()
+	holder.Release()
+	waitFor(t, "the goroutines to exit", func() bool { return s.Stats().InFlight == 0 })
+	if st := s.Stats(); st.Full != 0 || st.Failed["client_gone"] != 2 {
+		t.Errorf("full %d, client_gone %d; want 0 and 2", st.Full, st.Failed["client_gone"])
+	}
+}

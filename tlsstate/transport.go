@@ -59,6 +59,11 @@ func (t *transport) Read(p []byte) (int, error) {
 			c.notifyUnlocked()
 		}
 		<-c.signal
+		c.mu.Lock()
+		if c.trErr != nil && c.bufferedLocked() == 0 {
+			done = closedDone // nothing to read any more: leave without a slot
+		}
+		c.mu.Unlock()
 		if !c.s.unpark(c, done) {
 			c.mu.Lock()
 			err := c.trErr
@@ -71,6 +76,9 @@ func (t *transport) Read(p []byte) (int, error) {
 		c.mu.Lock()
 	}
 }
+
+// closedDone is a closed channel: unpark returns at once with it.
+var closedDone = func() chan struct{} { ch := make(chan struct{}); close(ch); return ch }()
 
 // sendFlight hands a flight to the flight writer and queues what it could
 // not send in front of anything queued since (nothing is, normally). It
