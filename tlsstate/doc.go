@@ -68,4 +68,10 @@
 // failed. The engine should write out whatever AppendOutbound still returns
 // (an alert, or a plaintext 400 response when plain HTTP reached the TLS
 // port), then close the socket and call Release.
+//
+// Release after the client has gone does not decide a running handshake's
+// outcome: a client that closes right after its Finished completed its
+// handshake, and its goroutine, which may not have read that Finished yet,
+// ends it and counts it (at most MaxHandshakes released connections keep
+// unread bytes for it; Conn.Release says how).
 package tlsstate
