@@ -28,5 +28,9 @@ func (c *conn) closeWhenDone() { c.intent = intentCloseWhenDone }
 // readingStopped: no more requests are parsed.
 func (c *conn) readingStopped() bool { return c.intent >= intentStopReading }
 
+// awaitingLastResponses: no more requests are parsed, and the responses
+// in flight are still with their handlers (readpause.go).
+func (c *conn) awaitingLastResponses() bool { return c.intent == intentStopReading }
+
 // closingWhenDone: the connection closes once its output has left.
 func (c *conn) closingWhenDone() bool { return c.intent == intentCloseWhenDone }

@@ -20,24 +20,27 @@ package engine
 // The same pause keeps a client's half-close from costing it its last
 // response. gnet closes a connection as soon as it reads EOF, and a client
 // may send its last request and shut its write side at once (`nc -N`, an
-// HTTP/1.0 one-shot). So a connection that parses no more requests
-// (readingStopped) does not read until its responses have gone out: what
-// the client sends meanwhile, its FIN included, waits in the kernel, and
-// the linger after the last response (conn.startClose) reads it. A
-// response written in the callback that stopped reading costs nothing:
-// the linger has begun by the callback's end. The price: while such a
-// response is produced, the client's leaving shows only when a write
-// fails, not as it happens.
+// HTTP/1.0 one-shot). So a connection that parses no more requests does
+// not read while the responses in flight are produced (intentStopReading;
+// the intent rises to intentCloseWhenDone once they are back): what the
+// client sends meanwhile, its FIN included, waits in the kernel, and is
+// read once the responses are written. A response written in the callback
+// that stopped reading costs nothing: the intent has risen by the
+// callback's end. Once it has, reading is on again even while output
+// waits (intentCloseWhenDone): an HTTP/2 connection after GOAWAY, or a
+// client that does not read, must still be seen leaving. The price: while
+// a response to a last request is produced, the client's leaving shows
+// only when a write fails, not as it happens.
 
 // syncReadPause makes the socket's read interest match the connection's
 // state at the end of a loop callback: off while parsing is paused, or
-// while reading has stopped and responses are still to go out; on
-// otherwise (while input is discarded in the linger, too).
+// while the last requests' responses are produced; on otherwise
+// (including while input is discarded before a close).
 func (c *conn) syncReadPause(obBefore int) {
 	if c.closed || c.noReadPause {
 		return
 	}
-	want := c.paused && !c.readingStopped() || c.readingStopped() && c.phase != phaseLinger
+	want := c.paused && !c.readingStopped() || c.awaitingLastResponses()
 	switch {
 	case want != c.readOff:
 	case want && obBefore == 0 && c.gc.OutboundBuffered() > 0:
