@@ -234,6 +234,12 @@ type wsClosing uint8
 const (
 	// wsOpen: no close frame either way.
 	wsOpen wsClosing = iota
+	// wsCloseReceived: the peer's close frame arrived while the callbacks
+	// still ran messages queued before it. The answer waits for them, so
+	// that their replies go out first (a worker asks for it when it reaches
+	// the close, as WSConn.Close does), at most WSConfig.CloseTimeout.
+	// Nothing more is read; data is no longer delivered.
+	wsCloseReceived
 	// wsCloseSent: the server's close frame is in the output; the peer's
 	// is awaited (until WSConfig.CloseTimeout). Data is no longer
 	// delivered.
@@ -470,7 +476,8 @@ func (ws *WSConn) flush(hold bool) {
 	shared, buf, bufp := ws.shared, ws.buf, ws.bufp
 	ws.shared, ws.buf, ws.bufp = nil, nil, nil
 	ws.queuedLen, ws.writersQueued = 0, 0
-	closeReq, code, reason := ws.closeReq && ws.closing == wsOpen, ws.closeCode, ws.closeReason
+	closeReq := ws.closeReq && (ws.closing == wsOpen || ws.closing == wsCloseReceived)
+	code, reason := ws.closeCode, ws.closeReason
 	ws.closeReq = false
 	ws.mu.Unlock()
 	if len(shared) > 0 && s == nil && len(c.out) > 0 {
@@ -494,11 +501,34 @@ func (ws *WSConn) flush(hold bool) {
 		wsBufPool.Put(bufp)
 	}
 	if closeReq {
-		ws.closing = wsCloseSent
-		*out = websocket.AppendClose(*out, code, reason)
-		ws.closeAt = c.srv.now() + int64(ws.cfg.CloseTimeout)
+		*out = appendCloseFrame(*out, code, reason)
 	}
 	ws.pumpOut()
+	if closeReq {
+		ws.closeSent()
+	}
+}
+
+// appendCloseFrame appends a close frame; code 0 makes it empty (the
+// answer to a close frame that carried no code).
+func appendCloseFrame(out []byte, code websocket.CloseCode, reason string) []byte {
+	if code == 0 {
+		return append(out, 0x88, 0x00)
+	}
+	return websocket.AppendClose(out, code, reason)
+}
+
+// closeSent moves the close handshake on once the server's close frame is
+// in the output: it waits for the peer's (until CloseTimeout), or, when
+// the peer's came first, the transport ends. Loop only.
+func (ws *WSConn) closeSent() {
+	if ws.closing == wsCloseReceived {
+		ws.closing = wsCloseDone
+		ws.endTransport()
+		return
+	}
+	ws.closing = wsCloseSent
+	ws.closeAt = ws.c.srv.now() + int64(ws.cfg.CloseTimeout)
 }
 
 // noteBacklog records what the transport holds for the writers' cap (gnet's

@@ -149,17 +149,45 @@ func (d *wsDriver) event(ev websocket.Event) {
 		ws.pingSent = 0
 	case websocket.EventClose:
 		code, reason := ev.Code, ev.Reason
+		echo := code
+		if echo == websocket.CloseNoStatus {
+			echo = 0
+		}
+		if ws.closing == wsOpen && d.answerAfterCallbacks(echo) {
+			ws.queueCloseEvent(wsEvent{kind: wsEvClose, code: code, reason: reason, answer: true})
+			return
+		}
 		if ws.closing == wsOpen {
-			echo := code
-			if echo == websocket.CloseNoStatus {
-				echo = 0
-			}
 			d.sendClose(echo, "")
 		}
 		ws.closing = wsCloseDone
 		ws.queueClose(code, reason)
 		ws.endTransport()
 	}
+}
+
+// answerAfterCallbacks defers the answer to the peer's close frame while
+// the callbacks still run messages queued before it (wsCloseReceived): it
+// stops reading (the peer sends nothing after a close frame; over HTTP/1
+// the read pause also keeps its FIN from closing the connection first)
+// and reports true. With no callbacks running it reports false: the
+// answer goes out at once. Loop only.
+func (d *wsDriver) answerAfterCallbacks(echo websocket.CloseCode) bool {
+	ws := (*WSConn)(d)
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if !ws.running || ws.writeDone {
+		return false
+	}
+	ws.closeCode, ws.closeReason = echo, ""
+	ws.closing = wsCloseReceived
+	ws.closeAt = ws.c.srv.now() + int64(ws.cfg.CloseTimeout)
+	if ws.h2s != nil {
+		ws.inEnded = true
+	} else {
+		ws.c.stopReading()
+	}
+	return true
 }
 
 // fail answers a protocol violation: the close frame with its code, then
@@ -183,18 +211,13 @@ func (d *wsDriver) sendClose(code websocket.CloseCode, reason string) {
 	ws.wakeWriters()
 	ws.mu.Unlock()
 	d.flushOut()
-	if ws.closing != wsOpen {
+	if ws.closing != wsOpen && ws.closing != wsCloseReceived {
 		return
 	}
-	ws.closing = wsCloseSent
 	out := ws.outBuf()
-	if code == 0 {
-		*out = append(*out, 0x88, 0x00)
-	} else {
-		*out = websocket.AppendClose(*out, code, reason)
-	}
+	*out = appendCloseFrame(*out, code, reason)
 	ws.pumpOut()
-	ws.closeAt = ws.c.srv.now() + int64(ws.cfg.CloseTimeout)
+	ws.closeSent()
 }
 
 func (d *wsDriver) flushOut() { (*WSConn)(d).flushOut() }
@@ -237,6 +260,15 @@ func (ws *WSConn) keepalive(now int64) {
 	c := ws.c
 	ws.trimEvents()
 	if ws.closing != wsOpen {
+		if ws.closing == wsCloseReceived && now >= ws.closeAt {
+			// The callbacks before the close took too long: answer now.
+			c.srv.logDebug("WebSocket: callbacks still running at the peer's close; answering it", c)
+			ws.mu.Lock()
+			code := ws.closeCode
+			ws.mu.Unlock()
+			d.sendClose(code, "")
+			return
+		}
 		if ws.closing == wsCloseSent && ws.closeAt != 0 && now >= ws.closeAt {
 			// The peer did not answer (or does not read): close without
 			// waiting for what it has not taken.

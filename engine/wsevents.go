@@ -71,6 +71,7 @@ func (q *wsEventQueue) rewind(maxKeep int) {
 type wsEvent struct {
 	kind   wsEventKind
 	op     websocket.Opcode
+	answer bool // wsEvClose: the peer's close frame waits for this event (wsCloseReceived)
 	code   websocket.CloseCode
 	data   *[]byte // a message's payload (pooled)
 	reason string
@@ -108,12 +109,17 @@ func (ws *WSConn) copyPayload(payload []byte) *[]byte {
 
 // queueClose queues OnClose, once; nothing is queued after it. Loop only.
 func (ws *WSConn) queueClose(code websocket.CloseCode, reason string) {
+	ws.queueCloseEvent(wsEvent{kind: wsEvClose, code: code, reason: reason})
+}
+
+// queueCloseEvent is queueClose for a prepared event. Loop only.
+func (ws *WSConn) queueCloseEvent(ev wsEvent) {
 	ws.mu.Lock()
 	done := ws.closedEv
 	ws.closedEv = true
 	ws.mu.Unlock()
 	if !done {
-		ws.queue(wsEvent{kind: wsEvClose, code: code, reason: reason}, nil)
+		ws.queue(ev, nil)
 	}
 }
 
@@ -416,8 +422,27 @@ func (ws *WSConn) run(ev wsEvent) {
 	case wsEvMessage:
 		ws.h.OnMessage(ws, ev.op, *ev.data) // runCallbacks keeps or pools ev.data
 	case wsEvClose:
+		if ev.answer {
+			ws.answerClose()
+		}
 		ws.h.OnClose(ws, ev.code, ev.reason)
 	}
+}
+
+// answerClose asks the loop for the answer to the peer's close frame, now
+// that the callbacks before it have run (wsCloseReceived): it goes out
+// after what they wrote, as a close the application asks for does. If the
+// application closed meanwhile, its close frame is the answer.
+func (ws *WSConn) answerClose() {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.writeDone {
+		return
+	}
+	ws.writeDone = true
+	ws.closeReq = true // closeCode holds the peer's code (answerAfterCallbacks)
+	ws.wakeWriters()
+	ws.schedule()
 }
 
 // logger is where the connection's callbacks' panics are logged.

@@ -67,9 +67,15 @@ func (s *h2Stream) onWSData(data []byte, end bool) {
 	}
 	ws.h2in = append(ws.h2in, data...)
 	if end {
-		// The peer ended its side without a close frame: what it sent is
-		// read, then the WebSocket ends (OnClose sees 1006).
-		defer ws.endTransport()
+		// The peer ended its side: what it sent is read, then the
+		// WebSocket ends (OnClose sees 1006 if no close frame came). A
+		// close frame whose answer waits for the callbacks
+		// (wsCloseReceived) ends it once the answer is out (closeSent).
+		defer func() {
+			if ws.closing != wsCloseReceived {
+				ws.endTransport()
+			}
+		}()
 	}
 	if !ws.paused {
 		ws.paused = !ws.process()
