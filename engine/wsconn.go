@@ -393,14 +393,21 @@ func (ws *WSConn) Close(code websocket.CloseCode, reason string) error {
 	}
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
+	ws.closeLocked(code, reason)
+	return nil
+}
+
+// closeLocked ends the writers and asks the loop for a close frame with
+// code and reason after what they queued, unless they had ended. Called
+// with mu held.
+func (ws *WSConn) closeLocked(code websocket.CloseCode, reason string) {
 	if ws.writeDone {
-		return nil
+		return
 	}
 	ws.writeDone = true
 	ws.closeReq, ws.closeCode, ws.closeReason = true, code, reason
 	ws.wakeWriters()
 	ws.schedule()
-	return nil
 }
 
 // schedule queues a flush on the loop unless one is queued or the loop

@@ -436,13 +436,7 @@ func (ws *WSConn) run(ev wsEvent) {
 func (ws *WSConn) answerClose() {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	if ws.writeDone {
-		return
-	}
-	ws.writeDone = true
-	ws.closeReq = true // closeCode holds the peer's code (answerAfterCallbacks)
-	ws.wakeWriters()
-	ws.schedule()
+	ws.closeLocked(ws.closeCode, "") // the peer's code (answerAfterCallbacks)
 }
 
 // logger is where the connection's callbacks' panics are logged.
