@@ -251,9 +251,10 @@ func (c *Conn) bufferedLocked() int { return len(c.in) - c.inOff }
 // syncLocked brings the loop's State up to date with the phase and
 // returns the error Feed and Process report, if any.
 func (c *Conn) syncLocked() error {
-	switch c.phase {
-	case phDraining, phLeaving, phReleased:
+	if c.phase.released() {
 		return ErrClosed
+	}
+	switch c.phase {
 	case phFailed:
 		c.setState(Failed)
 		return c.err

@@ -41,9 +41,9 @@ var (
 	// a running handshake.
 	errAborted = errors.New("tlsstate: handshake abandoned")
 	// errPeerGone closes the transport of a handshake whose connection
-	// was released with the peer's last bytes still unread (phDraining):
-	// the handshake reads them first.
-	errPeerGone = errors.New("tlsstate: connection released while the handshake had bytes to read")
+	// was released while it ran: the handshake reads what the peer sent
+	// first (phDraining), or fails at its next read (phLeaving).
+	errPeerGone = errors.New("tlsstate: connection released during the handshake")
 	// errEvicted closes the transport of the oldest parked handshake when
 	// the parked bound is reached.
 	errEvicted = errors.New("tlsstate: handshake evicted: oldest of too many waiting for their clients")
