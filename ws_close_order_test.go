@@ -101,3 +101,34 @@ func TestWebSocketCloseReplyWaitsAtMostCloseTimeout(t *testing.T) {
 	}
 	c.ExpectClose(1000) // and no echo before it
 }
+
+// The same bound over HTTP/2 (RFC 8441), where the writers never hold the
+// socket: the close reply goes out at the timeout, while the callback
+// still runs, and what it writes after is not sent.
+func TestWebSocketHTTP2CloseReplyWaitsAtMostCloseTimeout(t *testing.T) {
+	release := make(chan struct{})
+	wrote := make(chan error, 1)
+	app := gwist.New(gwist.WithHTTP2(true), gwist.WithLogger(discardLogger()))
+	app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{
+		OnMessage: func(ws *gwist.WSConn, op gwist.Opcode, data []byte) {
+			<-release
+			wrote <- ws.WriteMessage(op, data)
+		},
+		Config: gwist.WSConfig{CloseTimeout: 300 * time.Millisecond},
+	}))
+	c := dialH2WS(t, startApp(t, app), false, "/ws")
+	defer close(release)
+	c.send(websocket.OpText, []byte("slow"))
+	c.send(websocket.OpClose, websocket.ClosePayload(nil, 1000, ""))
+	start := time.Now()
+	if ev := c.next(); ev.Kind != websocket.EventClose || ev.Code != 1000 {
+		t.Fatalf("got %v %q; want the close reply 1000 and no echo before it", ev.Kind, ev.Payload)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond {
+		t.Errorf("close reply after %v; want it at CloseTimeout (300 ms), not before", d)
+	}
+	release <- struct{}{}
+	if err := <-wrote; err == nil {
+		t.Error("a write after the close timeout succeeded")
+	}
+}
