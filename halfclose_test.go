@@ -3,6 +3,7 @@ package gwist_test
 import (
 	"bufio"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net"
 	"strings"
@@ -20,9 +21,10 @@ import (
 // not read until its responses are out (engine/readpause.go). The handler
 // takes 30 ms, so the FIN is there long before the response.
 //
-// A keep-alive request followed by a half-close still loses its response
-// on workers (README, Known limits): the engine cannot know it was the
-// last one without reading.
+// After a keep-alive request the engine cannot know the request was the
+// last one without reading, and reads the FIN: it keeps the socket on a
+// duplicate descriptor until the responses in flight are written
+// (engine/peerdone_linux.go), also for pipelined requests.
 func TestHalfCloseAfterLastRequestGetsResponse(t *testing.T) {
 	requests := map[string]string{
 		"HTTP/1.0":          "GET /slow HTTP/1.0\r\n\r\n",
@@ -31,6 +33,12 @@ func TestHalfCloseAfterLastRequestGetsResponse(t *testing.T) {
 		// wait in the kernel meanwhile): the response still comes, then a
 		// clean close, not a reset (RFC 9112, section 9.6).
 		"bytes after it": "GET /slow HTTP/1.0\r\n\r\n" + afterPause + strings.Repeat("x", 1000),
+		"keep-alive":     "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n",
+		"pipelined keep-alive": "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n" +
+			"GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\n",
+		// A request cut short by the half-close, behind a whole one: the
+		// whole one is answered, the rest dropped.
+		"keep-alive, then a partial request": "GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHo",
 	}
 	for _, mode := range []struct {
 		name string
@@ -76,8 +84,9 @@ func TestHalfCloseAfterLastRequestGetsResponse(t *testing.T) {
 const afterPause = "\x00pause\x00"
 
 // halfCloseAndRead sends req on r, shuts the write side of the TCP
-// connection under it (a FIN, without TLS's close_notify) and expects the
-// whole response, then the server's clean close.
+// connection under it (a FIN, without TLS's close_notify) and expects a
+// whole response to each of its whole requests, then the server's clean
+// close.
 func halfCloseAndRead(t *testing.T, r *rawConn, tc *net.TCPConn, req string) {
 	t.Helper()
 	_ = r.c.SetDeadline(time.Now().Add(5 * time.Second))
@@ -91,7 +100,9 @@ func halfCloseAndRead(t *testing.T, r *rawConn, tc *net.TCPConn, req string) {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond) // the response, and a reset if one comes, arrive unread
-	expectStillHere(t, r)
+	for range strings.Count(req, "\r\n\r\n") {
+		expectStillHere(t, r)
+	}
 	if rest, err := io.ReadAll(r.br); len(rest) > 0 || err != nil {
 		t.Fatalf("after the response: %q, %v; want a clean close", rest, err)
 	}
@@ -111,4 +122,38 @@ func expectStillHere(t *testing.T, r *rawConn) {
 func closedPromptly(t *testing.T, app *gwist.App) {
 	t.Helper()
 	waitFor(t, 250*time.Millisecond, "the server to close the connections", func() bool { return app.Stats().Conns == 0 })
+}
+
+// A half-close after a keep-alive request reads as net/http reads it: the
+// handler's context is cancelled (a FIN does not tell a half-close from a
+// client that left), and the response it writes all the same is sent.
+// net/http answers this exchange with "ctx=context canceled" too.
+func TestHalfCloseKeepAliveCancelsContextAndAnswers(t *testing.T) {
+	app := gwist.New()
+	app.GET("/ctx", func(c *gwist.Ctx) error {
+		time.Sleep(30 * time.Millisecond)
+		return c.String(200, fmt.Sprintf("ctx=%v", c.Context().Err()))
+	})
+	addr := startApp(t, app)
+	const n = 5
+	for range n {
+		tc := testkit.Dial(t, addr)
+		r := &rawConn{t: t, c: tc, br: bufio.NewReader(tc)}
+		_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
+		r.send("GET /ctx HTTP/1.1\r\nHost: x\r\n\r\n")
+		if err := tc.CloseWrite(); err != nil {
+			t.Fatal(err)
+		}
+		if resp, body := r.readResponse("GET"); resp.StatusCode != 200 || body != "ctx=context canceled" {
+			t.Fatalf("%d %q", resp.StatusCode, body)
+		}
+		if rest, err := io.ReadAll(r.br); len(rest) > 0 || err != nil {
+			t.Fatalf("after the response: %q, %v; want a clean close", rest, err)
+		}
+		tc.Close()
+	}
+	closedPromptly(t, app)
+	if got := app.Stats().Backpressure.PeerHalfCloses; got != n {
+		t.Fatalf("PeerHalfCloses = %d, want %d", got, n)
+	}
 }

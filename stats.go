@@ -187,6 +187,11 @@ type BackpressureStats struct {
 	// the goroutine that wrote them (a callback on a worker), without a
 	// hand-off to the event loop; the others went through the loop.
 	WSDirectWrites uint64
+	// PeerHalfCloses counts HTTP/1 connections whose client shut its write
+	// side (a half-close) while responses were with their handlers on
+	// workers, and which were kept open to send them; the handlers'
+	// contexts were cancelled, as for a client that left.
+	PeerHalfCloses uint64
 }
 
 // add sums o into s (peaks: the larger).
@@ -202,6 +207,7 @@ func (s *BackpressureStats) add(o BackpressureStats) {
 	s.PingFloods += o.PingFloods
 	s.MemoryReleases += o.MemoryReleases
 	s.WSDirectWrites += o.WSDirectWrites
+	s.PeerHalfCloses += o.PeerHalfCloses
 }
 
 // ProxyStats counts what the ProxyProtocol listeners did with their

@@ -13,6 +13,11 @@ const (
 	// keep-alive, a drain, an upgrade's refusal): input is discarded, the
 	// responses in flight still go out.
 	intentStopReading
+	// intentPeerDone: the client has shut its write side with responses
+	// still with their handlers (peerdone_linux.go): nothing more is read,
+	// and once those responses are written the connection closes, keep-alive
+	// or not.
+	intentPeerDone
 	// intentCloseWhenDone: reading stopped, and the connection closes once
 	// every queued response has been written (a framing error, a refusal,
 	// the end of a WebSocket, an HTTP/2 GOAWAY).
@@ -30,7 +35,9 @@ func (c *conn) readingStopped() bool { return c.intent >= intentStopReading }
 
 // awaitingLastResponses: no more requests are parsed, and the responses
 // in flight are still with their handlers (readpause.go).
-func (c *conn) awaitingLastResponses() bool { return c.intent == intentStopReading }
+func (c *conn) awaitingLastResponses() bool {
+	return c.intent == intentStopReading || c.intent == intentPeerDone
+}
 
 // closingWhenDone: the connection closes once its output has left.
 func (c *conn) closingWhenDone() bool { return c.intent == intentCloseWhenDone }

@@ -153,6 +153,18 @@ func (c *conn) writeDirect(b *batch) bool {
 	return len(b.out) == 0 && err == nil
 }
 
+// socketFD is the connection's socket for a worker that waits on it
+// outside wmu: the loop may move the connection onto a duplicate of its
+// socket (peerdone_linux.go), and does so under wmu. -1 once closed.
+func (c *conn) socketFD() int {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if c.wclosed {
+		return -1
+	}
+	return c.fd
+}
+
 // lockWire and unlockWire take wmu on the loop around writes of ciphertext.
 func (c *conn) lockWire() {
 	c.wmu.Lock()

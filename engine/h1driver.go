@@ -325,6 +325,9 @@ func (d *h1Driver) collect() {
 		}
 		b.release()
 	}
+	if c.intent == intentPeerDone && !d.queued() {
+		c.closeWhenDone() // the client has gone quiet: its responses are out
+	}
 	d.sendContinue() // asked for while its batch waited behind others (inbody.go)
 }
 
@@ -403,13 +406,9 @@ func (d *h1Driver) tick(now int64) {
 	}
 }
 
-// close runs from OnClose: cancel what is in flight and free what the loop
-// owns. Batches still on workers are released when they come back.
-func (d *h1Driver) close() {
-	if d.detached != nil {
-		d.detached.finishGone()
-	}
-	d.collectDirect()
+// cancelInFlight cancels the contexts of the requests still with their
+// handlers: the client is gone, or has shut its side (peerdone_linux.go).
+func (d *h1Driver) cancelInFlight() {
 	for b := d.head; b != nil; b = b.next {
 		if !b.done && !b.settling() {
 			for _, ex := range b.exs {
@@ -417,6 +416,16 @@ func (d *h1Driver) close() {
 			}
 		}
 	}
+}
+
+// close runs from OnClose: cancel what is in flight and free what the loop
+// owns. Batches still on workers are released when they come back.
+func (d *h1Driver) close() {
+	if d.detached != nil {
+		d.detached.finishGone()
+	}
+	d.collectDirect()
+	d.cancelInFlight()
 	d.releaseFinished()
 	if d.building != nil {
 		d.building.release()

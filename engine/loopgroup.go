@@ -73,6 +73,8 @@ func (*groupEvents) OnOpen(gc gnet.Conn) ([]byte, gnet.Action) {
 		return e.onOpen(gc)
 	case shedMark:
 		return e.s.onOpen(gc)
+	case reopened:
+		return e.c.srv.onReopen(gc, e.c)
 	}
 	return nil, gnet.Close
 }

@@ -213,7 +213,7 @@ func (st *stream) wait() error {
 		time.Sleep(time.Millisecond) // rare: the loop's own ciphertext is leaving
 		return nil
 	}
-	if waitWritable(o.c.fd, pollWait) != nil {
+	if fd := o.c.socketFD(); fd < 0 || waitWritable(fd, pollWait) != nil {
 		return ErrClientGone
 	}
 	return nil

@@ -18,6 +18,9 @@ type pipeStats struct {
 	pingFloods    atomic.Uint64 // WebSockets closed for pings they did not read the pongs of
 	memReleases   atomic.Uint64 // memory given back after a burst (memrelease.go)
 	wsDirect      atomic.Uint64 // WebSocket frames a writer wrote to the socket itself (wsdirect.go)
+	// peerHalfCloses: connections kept past a client's half-close for the
+	// responses in flight (peerdone_linux.go)
+	peerHalfCloses atomic.Uint64
 }
 
 func (p *pipeStats) noteBodyBuffered(n int) {
@@ -89,6 +92,10 @@ type PipeStats struct {
 	// socket itself while a worker ran the connection's callbacks, without
 	// a hand-off to the loop (wsdirect.go).
 	WSDirectWrites uint64
+	// PeerHalfCloses counts HTTP/1 connections whose client shut its write
+	// side while responses were with their handlers on workers, and which
+	// were kept open to send them (peerdone_linux.go).
+	PeerHalfCloses uint64
 }
 
 // PipeStats returns the server's read-pause and write-timeout counters.
@@ -106,6 +113,7 @@ func (s *Server) PipeStats() PipeStats {
 		PingFloods:       s.pipe.pingFloods.Load(),
 		MemoryReleases:   s.pipe.memReleases.Load(),
 		WSDirectWrites:   s.pipe.wsDirect.Load(),
+		PeerHalfCloses:   s.pipe.peerHalfCloses.Load(),
 	}
 }
 

@@ -317,10 +317,13 @@ func (s *Server) onTraffic(gc gnet.Conn) gnet.Action {
 }
 
 // onClose is gnet's OnClose: the connection is gone.
-func (s *Server) onClose(gc gnet.Conn, _ error) gnet.Action {
+func (s *Server) onClose(gc gnet.Conn, err error) gnet.Action {
 	c, ok := gc.Context().(*conn)
 	if !ok {
 		return gnet.None
+	}
+	if c.outliveReadEOF(err) {
+		return gnet.None // it goes on on a duplicate of the socket
 	}
 	c.onClose()
 	if c.loop != nil {

@@ -1,0 +1,125 @@
+//go:build linux && !poll_opt
+
+package engine
+
+import (
+	"errors"
+	"io"
+
+	"github.com/panjf2000/gnet/v2"
+	"golang.org/x/sys/unix"
+)
+
+// A client that shuts its write side after a keep-alive request (a
+// half-close: `nc -N`, `printf … | nc`, a script's one-shot over a
+// keep-alive client) is still owed its response, as net/http and fasthttp
+// give it. gnet closes a connection as soon as a read returns EOF, and on
+// workers that read comes before the response is written. The read pause
+// keeps the FIN unread behind a request without keep-alive (readpause.go);
+// behind every keep-alive request it would cost two epoll_ctl per request.
+//
+// So the engine lets gnet have its EOF and keeps the socket: in OnClose, on
+// a read's EOF while HTTP/1 responses are still with their handlers and the
+// socket is half-closed by the peer (TCP_INFO: CLOSE_WAIT), it registers a
+// duplicate descriptor of the socket on the same loop, as its raw accept
+// registers an accepted one (gnetreach_accept_linux.go), and the connection
+// goes on there with nothing more to read (intentPeerDone): reading stays
+// off while those responses are produced and written; then the connection
+// closes as after any last response. gnet closes the old descriptor when
+// OnClose returns; the socket lives on in the new one.
+//
+// The handlers' contexts are cancelled at the EOF, as before and as
+// net/http cancels them: a FIN does not tell a half-close from a client
+// that left. A response written whole still goes out; a streamed one ends
+// with ErrClientGone at its next write (README, "Known limits").
+//
+// Costs: nothing until a client half-closes with a response in flight on
+// a worker; then a getsockopt, a dup, an epoll_ctl ADD and one MOD.
+
+// tcpCloseWait is the kernel's TCP_CLOSE_WAIT (include/net/tcp_states.h):
+// the peer has sent its FIN, this side is still open.
+const tcpCloseWait = 8
+
+// outliveReadEOF runs in OnClose. It reports whether the connection was
+// moved onto a duplicate of its socket to finish the responses in flight,
+// in which case OnClose must leave it alone.
+func (c *conn) outliveReadEOF(err error) bool {
+	if !c.owedAfterEOF(err) || !peerHalfClosed(c.fd) {
+		return false
+	}
+	l := c.srv.raw.loopOf(c.el)
+	if l == nil {
+		return false
+	}
+	nfd, derr := unix.FcntlInt(uintptr(c.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if derr != nil {
+		return false
+	}
+	gcp := gnetNewStreamConn("tcp", nfd, l.el, nil, c.gc.LocalAddr(), c.gc.RemoteAddr())
+	ngc := gnetConnAt(gcp)
+	ngc.SetContext(reopened{c})
+	old := c.gc
+	// register0 adds nfd to the loop's epoll set and runs OnOpen, here, on
+	// the loop (we are in its OnClose). When it fails it has closed nfd.
+	if rerr := gnetRegister0(l.el, gcp); rerr != nil || c.gc == old {
+		return false
+	}
+	old.SetContext(nil)
+	c.srv.pipe.peerHalfCloses.Add(1)
+	c.srv.logDebug("the client shut its side with responses in flight: they are finished on a duplicate of the socket", c)
+	d := &c.h1
+	c.intent = intentPeerDone
+	d.dropPartial()
+	c.setPhase(phaseWaiting, 0)
+	d.cancelInFlight()
+	d.collectDirect() // a worker still on its batch hands it back through Execute
+	d.onBatchDone()   // collects what is done and turns reading off
+	return true
+}
+
+// owedAfterEOF: the connection is an HTTP/1 one with responses still to
+// come from its handlers, in a state a new socket can carry on from.
+func (c *conn) owedAfterEOF(err error) bool {
+	d := &c.h1
+	return errors.Is(err, io.EOF) && !c.closed && !c.shed && !c.loopHoldsWire &&
+		c.proto == protocol(d) && c.intent <= intentStopReading && c.phase < phaseFlushing &&
+		d.head != nil && d.detached == nil && d.in == nil && !d.upgrading &&
+		(!c.isTLS() || c.established) && len(c.out) == 0 &&
+		c.gc.OutboundBuffered() == 0 && c.srv.raw != nil
+}
+
+// peerHalfClosed reports whether the peer has shut its side of fd's TCP
+// connection and this side can still send (as opposed to a reset, or a
+// socket whose state cannot be read).
+func peerHalfClosed(fd int) bool {
+	info, err := unix.GetsockoptTCPInfo(fd, unix.IPPROTO_TCP, unix.TCP_INFO)
+	return err == nil && info.State == tcpCloseWait
+}
+
+// reopened is the context a duplicate socket is registered with: OnOpen
+// hands it to its connection (onReopen) instead of making a new one.
+type reopened struct{ c *conn }
+
+// onReopen is OnOpen for a socket outliveReadEOF registered: the
+// connection carries on on it. Workers read fd under wmu (direct.go).
+func (s *Server) onReopen(gc gnet.Conn, c *conn) ([]byte, gnet.Action) {
+	c.wmu.Lock()
+	c.gc, c.fd = gc, gc.Fd()
+	c.wmu.Unlock()
+	c.readOff = false // gnet registered the new descriptor for reading
+	gc.SetContext(c)
+	return nil, gnet.None
+}
+
+// loopOf returns the raw registration handle of the loop el, or nil.
+func (r *rawAcceptor) loopOf(el gnet.EventLoop) *rawLoop {
+	if r == nil {
+		return nil
+	}
+	for i := range r.loops {
+		if r.loops[i].gel == el {
+			return &r.loops[i]
+		}
+	}
+	return nil
+}
