@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -156,4 +157,45 @@ func TestHalfCloseKeepAliveCancelsContextAndAnswers(t *testing.T) {
 	if got := app.Stats().Backpressure.PeerHalfCloses; got != n {
 		t.Fatalf("PeerHalfCloses = %d, want %d", got, n)
 	}
+}
+
+// Many clients half-closing behind two pipelined keep-alive requests to a
+// quick handler: the FIN meets the batch on its worker in every state
+// (running, writing, settling, handed back). Each client gets both
+// responses. Under -race this caught the loop reading a settling batch's
+// exchanges.
+func TestHalfCloseManyKeepAliveClients(t *testing.T) {
+	app := gwist.New()
+	app.GET("/", func(c *gwist.Ctx) error { return c.String(200, "ok") })
+	addr := startApp(t, app)
+	const clients, each = 4, 300
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				tc := c.(*net.TCPConn)
+				_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
+				_, err = tc.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+				if err == nil {
+					err = tc.CloseWrite()
+				}
+				b, rerr := io.ReadAll(tc)
+				tc.Close()
+				if n := strings.Count(string(b), "HTTP/1.1 200 OK"); err != nil || rerr != nil || n != 2 {
+					t.Errorf("%d responses (%v, %v): %q", n, err, rerr, b)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	closedPromptly(t, app)
+	t.Logf("%d of %d connections were kept past the half-close", app.Stats().Backpressure.PeerHalfCloses, clients*each)
 }

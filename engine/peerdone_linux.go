@@ -71,9 +71,12 @@ func (c *conn) outliveReadEOF(err error) bool {
 	c.intent = intentPeerDone
 	d.dropPartial()
 	c.setPhase(phaseWaiting, 0)
+	// As in h1Driver.close: a worker still on its direct batch hands it
+	// back through Execute from now on, and one settling it keeps its
+	// exchanges until then.
+	d.collectDirect()
 	d.cancelInFlight()
-	d.collectDirect() // a worker still on its batch hands it back through Execute
-	d.onBatchDone()   // collects what is done and turns reading off
+	d.onBatchDone() // collects what is done and turns reading off
 	return true
 }
 
