@@ -84,11 +84,12 @@ func (c *conn) outliveReadEOF(err error) bool {
 // come from its handlers, in a state a new socket can carry on from.
 func (c *conn) owedAfterEOF(err error) bool {
 	d := &c.h1
-	return errors.Is(err, io.EOF) && !c.closed && !c.shed && !c.loopHoldsWire &&
-		c.proto == protocol(d) && c.intent <= intentStopReading && c.phase < phaseFlushing &&
-		d.head != nil && d.detached == nil && d.in == nil && !d.upgrading &&
+	// Most closes have nothing in flight: that is looked at first.
+	return d.head != nil && c.proto == protocol(d) && !c.closed && !c.shed && !c.loopHoldsWire &&
+		c.intent <= intentStopReading && c.phase < phaseFlushing &&
+		d.detached == nil && d.in == nil && !d.upgrading &&
 		(!c.isTLS() || c.established) && len(c.out) == 0 &&
-		c.gc.OutboundBuffered() == 0 && c.srv.raw != nil
+		c.gc.OutboundBuffered() == 0 && c.srv.raw != nil && errors.Is(err, io.EOF)
 }
 
 // peerHalfClosed reports whether the peer has shut its side of fd's TCP
