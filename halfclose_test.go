@@ -15,17 +15,13 @@ import (
 	"github.com/gwist/gwist/internal/testkit"
 )
 
-// A client that sends its last request and shuts its write side at once
-// (`nc -N`, an HTTP/1.0 one-shot) still gets the response, as from
-// net/http, when its handler runs on a worker: gnet closes a connection as
-// soon as it reads EOF, so a connection that parses no more requests does
-// not read until its responses are out (engine/readpause.go). The handler
-// takes 30 ms, so the FIN is there long before the response.
-//
-// After a keep-alive request the engine cannot know the request was the
-// last one without reading, and reads the FIN: it keeps the socket on a
-// duplicate descriptor until the responses in flight are written
-// (engine/peerdone_linux.go), also for pipelined requests.
+// A client that sends a request and shuts its write side at once (`nc -N`,
+// an HTTP/1.0 one-shot, a keep-alive request from a script) still gets the
+// response, as from net/http, when its handler runs on a worker. gnet
+// closes a connection as soon as it reads EOF; the engine keeps the socket
+// on a duplicate descriptor until the responses in flight are written
+// (engine/peerdone_linux.go), pipelined ones too. The handler takes 30 ms,
+// so the FIN is there long before the response.
 func TestHalfCloseAfterLastRequestGetsResponse(t *testing.T) {
 	requests := map[string]string{
 		"HTTP/1.0":          "GET /slow HTTP/1.0\r\n\r\n",
@@ -125,37 +121,42 @@ func closedPromptly(t *testing.T, app *gwist.App) {
 	waitFor(t, 250*time.Millisecond, "the server to close the connections", func() bool { return app.Stats().Conns == 0 })
 }
 
-// A half-close after a keep-alive request reads as net/http reads it: the
-// handler's context is cancelled (a FIN does not tell a half-close from a
-// client that left), and the response it writes all the same is sent.
-// net/http answers this exchange with "ctx=context canceled" too.
-func TestHalfCloseKeepAliveCancelsContextAndAnswers(t *testing.T) {
+// A half-close reads as net/http reads it: the handler's context is
+// cancelled (a FIN does not tell a half-close from a client that left),
+// and the response it writes all the same is sent, after a keep-alive
+// request as after a last one. net/http answers these exchanges with
+// "ctx=context canceled" too.
+func TestHalfCloseCancelsContextAndAnswers(t *testing.T) {
 	app := gwist.New()
 	app.GET("/ctx", func(c *gwist.Ctx) error {
 		time.Sleep(30 * time.Millisecond)
 		return c.String(200, fmt.Sprintf("ctx=%v", c.Context().Err()))
 	})
 	addr := startApp(t, app)
-	const n = 5
-	for range n {
+	requests := []string{
+		"GET /ctx HTTP/1.1\r\nHost: x\r\n\r\n",
+		"GET /ctx HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"GET /ctx HTTP/1.0\r\n\r\n",
+	}
+	for _, req := range requests {
 		tc := testkit.Dial(t, addr)
 		r := &rawConn{t: t, c: tc, br: bufio.NewReader(tc)}
 		_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
-		r.send("GET /ctx HTTP/1.1\r\nHost: x\r\n\r\n")
+		r.send(req)
 		if err := tc.CloseWrite(); err != nil {
 			t.Fatal(err)
 		}
 		if resp, body := r.readResponse("GET"); resp.StatusCode != 200 || body != "ctx=context canceled" {
-			t.Fatalf("%d %q", resp.StatusCode, body)
+			t.Fatalf("%q: %d %q", req, resp.StatusCode, body)
 		}
 		if rest, err := io.ReadAll(r.br); len(rest) > 0 || err != nil {
-			t.Fatalf("after the response: %q, %v; want a clean close", rest, err)
+			t.Fatalf("%q: after the response: %q, %v; want a clean close", req, rest, err)
 		}
 		tc.Close()
 	}
 	closedPromptly(t, app)
-	if got := app.Stats().Backpressure.PeerHalfCloses; got != n {
-		t.Fatalf("PeerHalfCloses = %d, want %d", got, n)
+	if got := app.Stats().Backpressure.PeerHalfCloses; got != uint64(len(requests)) {
+		t.Fatalf("PeerHalfCloses = %d, want %d", got, len(requests))
 	}
 }
 

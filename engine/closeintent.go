@@ -33,10 +33,13 @@ func (c *conn) closeWhenDone() { c.intent = intentCloseWhenDone }
 // readingStopped: no more requests are parsed.
 func (c *conn) readingStopped() bool { return c.intent >= intentStopReading }
 
-// awaitingLastResponses: no more requests are parsed, and the responses
-// in flight are still with their handlers (readpause.go).
+// awaitingLastResponses: no more requests are parsed, the responses in
+// flight are still with their handlers, and a FIN read now would cost them
+// (readpause.go): the client has shut its side already, or one it shuts
+// would close the connection (gnet closes at EOF) without the engine
+// carrying it past (peerdone_linux.go: HTTP/1 on Linux).
 func (c *conn) awaitingLastResponses() bool {
-	return c.intent == intentStopReading || c.intent == intentPeerDone
+	return c.intent == intentPeerDone || c.intent == intentStopReading && !c.carriedPastEOF()
 }
 
 // closingWhenDone: the connection closes once its output has left.

@@ -92,6 +92,10 @@ func (c *conn) owedAfterEOF(err error) bool {
 		c.gc.OutboundBuffered() == 0 && c.srv.raw != nil && errors.Is(err, io.EOF)
 }
 
+// carriedPastEOF: a FIN read while responses are in flight does not cost
+// them, outliveReadEOF takes the connection past it.
+func (c *conn) carriedPastEOF() bool { return c.proto == protocol(&c.h1) && c.srv.raw != nil }
+
 // peerHalfClosed reports whether the peer has shut its side of fd's TCP
 // connection and this side can still send (as opposed to a reset, or a
 // socket whose state cannot be read).

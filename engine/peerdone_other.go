@@ -10,6 +10,8 @@ import "github.com/panjf2000/gnet/v2"
 
 func (c *conn) outliveReadEOF(error) bool { return false }
 
+func (c *conn) carriedPastEOF() bool { return false }
+
 type reopened struct{ c *conn }
 
 func (s *Server) onReopen(gnet.Conn, *conn) ([]byte, gnet.Action) { return nil, gnet.Close }

@@ -18,19 +18,16 @@ package engine
 // cap over those.
 //
 // The same pause keeps a client's half-close from costing it its last
-// response. gnet closes a connection as soon as it reads EOF, and a client
-// may send its last request and shut its write side at once (`nc -N`, an
-// HTTP/1.0 one-shot). So a connection that parses no more requests does
-// not read while the responses in flight are produced (intentStopReading;
-// the intent rises to intentCloseWhenDone once they are back): what the
-// client sends meanwhile, its FIN included, waits in the kernel, and is
-// read once the responses are written. A response written in the callback
-// that stopped reading costs nothing: the intent has risen by the
-// callback's end. Once it has, reading is on again even while output
-// waits (intentCloseWhenDone): an HTTP/2 connection after GOAWAY, or a
-// client that does not read, must still be seen leaving. The price: while
-// a response to a last request is produced, the client's leaving shows
-// only when a write fails, not as it happens.
+// responses where nothing else does. gnet closes a connection as soon as it
+// reads EOF. An HTTP/1 connection on Linux is carried past that EOF onto a
+// duplicate of its socket while responses are in flight
+// (peerdone_linux.go), and then reads nothing more (intentPeerDone). A
+// connection of another protocol that parses no more input does not read
+// while what is in flight is produced (intentStopReading: a WebSocket
+// waiting to answer its peer's close frame after the callbacks before it);
+// the intent rises to intentCloseWhenDone once that is out, and reading is
+// on again even while output waits: an HTTP/2 connection after GOAWAY, or
+// a client that does not read, must still be seen leaving.
 
 // syncReadPause makes the socket's read interest match the connection's
 // state at the end of a loop callback: off while parsing is paused, or
