@@ -200,3 +200,35 @@ func TestHalfCloseManyKeepAliveClients(t *testing.T) {
 	closedPromptly(t, app)
 	t.Logf("%d of %d connections were kept past the half-close", app.Stats().Backpressure.PeerHalfCloses, clients*each)
 }
+
+// A streamed request body received whole, then the half-close: the
+// handler reads the body to its end and its response is sent.
+func TestHalfCloseAfterStreamedBody(t *testing.T) {
+	app := gwist.New()
+	app.StreamBody(0).POST("/up", func(c *gwist.Ctx) error {
+		b, err := io.ReadAll(c.BodyReader())
+		if err != nil {
+			return err
+		}
+		time.Sleep(30 * time.Millisecond)
+		return c.String(200, fmt.Sprintf("n=%d", len(b)))
+	})
+	addr := startApp(t, app)
+	for _, req := range []string{
+		"POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+		"POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+	} {
+		tc := testkit.Dial(t, addr)
+		r := &rawConn{t: t, c: tc, br: bufio.NewReader(tc)}
+		_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
+		r.send(req)
+		if err := tc.CloseWrite(); err != nil {
+			t.Fatal(err)
+		}
+		if resp, body := r.readResponse("POST"); resp.StatusCode != 200 || body != "n=5" {
+			t.Fatalf("%q: %d %q", req, resp.StatusCode, body)
+		}
+		tc.Close()
+	}
+	closedPromptly(t, app)
+}
