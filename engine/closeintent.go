@@ -9,6 +9,11 @@ type closeIntent uint8
 const (
 	// intentServe: requests are read and served.
 	intentServe closeIntent = iota
+	// intentPeerShut: the client has shut its write side while its TLS
+	// handshake was still running (peerdone_linux.go): what it sent is
+	// parsed once the handshake is done, nothing more is read; then as
+	// intentPeerDone.
+	intentPeerShut
 	// intentStopReading: no further requests are parsed (a request without
 	// keep-alive, a drain, an upgrade's refusal): input is discarded, the
 	// responses in flight still go out.
@@ -39,7 +44,29 @@ func (c *conn) readingStopped() bool { return c.intent >= intentStopReading }
 // would close the connection (gnet closes at EOF) without the engine
 // carrying it past (peerdone_linux.go: HTTP/1 on Linux).
 func (c *conn) awaitingLastResponses() bool {
-	return c.intent == intentPeerDone || c.intent == intentStopReading && !c.carriedPastEOF()
+	switch c.intent {
+	case intentPeerShut, intentPeerDone:
+		return true
+	case intentStopReading:
+		return !c.carriedPastEOF()
+	}
+	return false
+}
+
+// parsedAfterPeerShut runs once the input a client sent before shutting
+// its side is parsed (intentPeerShut): the connection goes on as after a
+// half-close behind its requests, or closes if none is in flight. Over
+// HTTP/2 it is closed: its driver does not end on its own without input.
+func (c *conn) parsedAfterPeerShut() {
+	switch {
+	case c.intent != intentPeerShut:
+	case c.proto != protocol(&c.h1):
+		c.abort()
+	case c.proto.queued():
+		c.intent = intentPeerDone
+	default:
+		c.closeWhenDone()
+	}
 }
 
 // closingWhenDone: the connection closes once its output has left.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/gwist/gwist/tlsstate"
 	"github.com/panjf2000/gnet/v2"
 	"golang.org/x/sys/unix"
 )
@@ -26,7 +27,10 @@ import (
 // goes on there with nothing more to read (intentPeerDone): reading stays
 // off while those responses are produced and written; then the connection
 // closes as after any last response. gnet closes the old descriptor when
-// OnClose returns; the socket lives on in the new one.
+// OnClose returns; the socket lives on in the new one. A FIN that comes
+// while the TLS handshake is still running (a client that sends its
+// request right behind its Finished) is carried too (intentPeerShut): what
+// the client sent is parsed once the handshake is done (advanceTLS).
 //
 // The handlers' contexts are cancelled at the EOF, as before and as
 // net/http cancels them: a FIN does not tell a half-close from a client
@@ -67,6 +71,13 @@ func (c *conn) outliveReadEOF(err error) bool {
 	old.SetContext(nil)
 	c.srv.pipe.peerHalfCloses.Add(1)
 	c.srv.logDebug("the client shut its side with responses in flight: they are finished on a duplicate of the socket", c)
+	if c.handshaking() {
+		// What it sent is parsed when the handshake is done (advanceTLS).
+		c.intent = intentPeerShut
+		c.beginLoopTask()
+		c.finishCallback() // turns reading off
+		return true
+	}
 	d := &c.h1
 	c.intent = intentPeerDone
 	d.dropPartial()
@@ -81,15 +92,29 @@ func (c *conn) outliveReadEOF(err error) bool {
 }
 
 // owedAfterEOF: the connection is an HTTP/1 one with responses still to
-// come from its handlers, in a state a new socket can carry on from.
+// come from its handlers, or whose TLS handshake is still running (its
+// requests may be in what it sent), in a state a new socket can carry on
+// from.
 func (c *conn) owedAfterEOF(err error) bool {
 	d := &c.h1
 	// Most closes have nothing in flight: that is looked at first.
-	return d.head != nil && c.proto == protocol(d) && !c.closed && !c.shed && !c.loopHoldsWire &&
-		c.intent <= intentStopReading && c.phase < phaseFlushing &&
-		d.detached == nil && d.in == nil && !d.upgrading &&
-		(!c.isTLS() || c.established) && len(c.out) == 0 &&
-		c.gc.OutboundBuffered() == 0 && c.srv.raw != nil && errors.Is(err, io.EOF)
+	var owed bool
+	switch {
+	case d.head != nil:
+		owed = c.intent <= intentStopReading && (!c.isTLS() || c.established)
+	case c.isTLS() && !c.established:
+		// All the client sent must be with the handshake: gnet's buffer
+		// goes with its connection.
+		owed = c.intent == intentServe && c.handshaking() && c.gc.InboundBuffered() == 0
+	}
+	return owed && c.proto == protocol(d) && !c.closed && !c.shed && !c.loopHoldsWire &&
+		c.phase < phaseFlushing && d.detached == nil && d.in == nil && !d.upgrading &&
+		len(c.out) == 0 && c.gc.OutboundBuffered() == 0 && c.srv.raw != nil && errors.Is(err, io.EOF)
+}
+
+// handshaking: a TLS connection whose handshake has begun and not ended.
+func (c *conn) handshaking() bool {
+	return c.isTLS() && !c.established && c.tls.State() == tlsstate.Handshaking
 }
 
 // carriedPastEOF: a FIN read while responses are in flight does not cost

@@ -161,6 +161,7 @@ func (c *conn) advanceTLS() {
 	if !c.readingStopped() {
 		c.proto.serve()
 	}
+	c.parsedAfterPeerShut()
 	if c.peerClosed {
 		c.closeWhenDone()
 	}
