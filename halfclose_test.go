@@ -105,6 +105,25 @@ func halfCloseAndRead(t *testing.T, r *rawConn, tc *net.TCPConn, req string) {
 	r.c.Close()
 }
 
+// sendAndHalfClose dials addr, sends req, shuts the write side and reads
+// the response to a request of method method, then expects a clean close.
+func sendAndHalfClose(t *testing.T, addr, method, req string) (status int, body string) {
+	t.Helper()
+	tc := testkit.Dial(t, addr)
+	defer tc.Close()
+	r := &rawConn{t: t, c: tc, br: bufio.NewReader(tc)}
+	_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
+	r.send(req)
+	if err := tc.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := r.readResponse(method)
+	if rest, err := io.ReadAll(r.br); len(rest) > 0 || err != nil {
+		t.Fatalf("%q: after the response: %q, %v; want a clean close", req, rest, err)
+	}
+	return resp.StatusCode, body
+}
+
 // expectStillHere reads /slow's response.
 func expectStillHere(t *testing.T, r *rawConn) {
 	t.Helper()
@@ -138,20 +157,9 @@ func TestHalfCloseCancelsContextAndAnswers(t *testing.T) {
 		"GET /ctx HTTP/1.0\r\n\r\n",
 	}
 	for _, req := range requests {
-		tc := testkit.Dial(t, addr)
-		r := &rawConn{t: t, c: tc, br: bufio.NewReader(tc)}
-		_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
-		r.send(req)
-		if err := tc.CloseWrite(); err != nil {
-			t.Fatal(err)
+		if status, body := sendAndHalfClose(t, addr, "GET", req); status != 200 || body != "ctx=context canceled" {
+			t.Fatalf("%q: %d %q", req, status, body)
 		}
-		if resp, body := r.readResponse("GET"); resp.StatusCode != 200 || body != "ctx=context canceled" {
-			t.Fatalf("%q: %d %q", req, resp.StatusCode, body)
-		}
-		if rest, err := io.ReadAll(r.br); len(rest) > 0 || err != nil {
-			t.Fatalf("%q: after the response: %q, %v; want a clean close", req, rest, err)
-		}
-		tc.Close()
 	}
 	closedPromptly(t, app)
 	if got := app.Stats().Backpressure.PeerHalfCloses; got != uint64(len(requests)) {
@@ -217,17 +225,9 @@ func TestHalfCloseAfterStreamedBody(t *testing.T) {
 		"POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
 		"POST /up HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
 	} {
-		tc := testkit.Dial(t, addr)
-		r := &rawConn{t: t, c: tc, br: bufio.NewReader(tc)}
-		_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
-		r.send(req)
-		if err := tc.CloseWrite(); err != nil {
-			t.Fatal(err)
+		if status, body := sendAndHalfClose(t, addr, "POST", req); status != 200 || body != "n=5" {
+			t.Fatalf("%q: %d %q", req, status, body)
 		}
-		if resp, body := r.readResponse("POST"); resp.StatusCode != 200 || body != "n=5" {
-			t.Fatalf("%q: %d %q", req, resp.StatusCode, body)
-		}
-		tc.Close()
 	}
 	closedPromptly(t, app)
 }
