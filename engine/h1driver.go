@@ -408,7 +408,11 @@ func (d *h1Driver) tick(now int64) {
 
 // cancelInFlight cancels the contexts of the requests still with their
 // handlers: the client is gone, or has shut its side (peerdone_linux.go).
+// It looks at the head batch first (collectDirect): a worker still on a
+// direct batch hands it back through Execute from then on, and one
+// settling it keeps its exchanges until then, so they can be read here.
 func (d *h1Driver) cancelInFlight() {
+	d.collectDirect()
 	for b := d.head; b != nil; b = b.next {
 		if !b.done && !b.settling() {
 			for _, ex := range b.exs {
@@ -424,7 +428,6 @@ func (d *h1Driver) close() {
 	if d.detached != nil {
 		d.detached.finishGone()
 	}
-	d.collectDirect()
 	d.cancelInFlight()
 	d.releaseFinished()
 	if d.building != nil {

@@ -11,13 +11,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A client that shuts its write side after a keep-alive request (a
-// half-close: `nc -N`, `printf … | nc`, a script's one-shot over a
-// keep-alive client) is still owed its response, as net/http and fasthttp
-// give it. gnet closes a connection as soon as a read returns EOF, and on
-// workers that read comes before the response is written. The read pause
-// keeps the FIN unread behind a request without keep-alive (readpause.go);
-// behind every keep-alive request it would cost two epoll_ctl per request.
+// A client that shuts its write side right after its requests (a
+// half-close: `nc -N`, `printf … | nc`, an HTTP/1.0 one-shot, a script's
+// one-shot over a keep-alive client) is still owed its responses, as
+// net/http and fasthttp give them. gnet closes a connection as soon as a
+// read returns EOF, and on workers that read comes before the response is
+// written. Pausing reads behind every request (readpause.go) would cost
+// two epoll_ctl per request, and still lose a FIN read with the request.
 //
 // So the engine lets gnet have its EOF and keeps the socket: in OnClose, on
 // a read's EOF while HTTP/1 responses are still with their handlers and the
@@ -82,10 +82,6 @@ func (c *conn) outliveReadEOF(err error) bool {
 	c.intent = intentPeerDone
 	d.dropPartial()
 	c.setPhase(phaseWaiting, 0)
-	// As in h1Driver.close: a worker still on its direct batch hands it
-	// back through Execute from now on, and one settling it keeps its
-	// exchanges until then.
-	d.collectDirect()
 	d.cancelInFlight()
 	d.onBatchDone() // collects what is done and turns reading off
 	return true

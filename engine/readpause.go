@@ -31,7 +31,7 @@ package engine
 
 // syncReadPause makes the socket's read interest match the connection's
 // state at the end of a loop callback: off while parsing is paused, or
-// while the last requests' responses are produced; on otherwise
+// while a FIN must not be read yet (awaitingLastResponses); on otherwise
 // (including while input is discarded before a close).
 func (c *conn) syncReadPause(obBefore int) {
 	if c.closed || c.noReadPause {
