@@ -109,6 +109,8 @@ func (a *App) observe(o Observer, c *Ctx, start time.Duration) {
 	if ex.StreamedBody() {
 		in = c.bodyRead
 	}
+	end := sinceBase()
+	ex.SetClockCarry(int64(end))
 	o.Observe(Observation{
 		Route:      c.routeIndex,
 		Pattern:    c.route,
@@ -117,7 +119,7 @@ func (a *App) observe(o Observer, c *Ctx, start time.Duration) {
 		ProtoMajor: ex.Request.ProtoMajor,
 		TLS:        ex.IsTLS(),
 		Start:      clockBase.Add(start),
-		Duration:   sinceBase() - start,
+		Duration:   end - start,
 		BytesIn:    in,
 		BytesOut:   c.written,
 	})

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/gwist/gwist/engine"
 	"github.com/gwist/gwist/http1"
@@ -29,7 +30,11 @@ func (a *App) serveWith(ex *engine.Exchange, chain HandlerFunc) {
 	}
 	c.reset(a, ex)
 	if o := a.observer; o != nil {
-		defer a.observe(o, c, sinceBase()) // last: after the recovery and the error handler
+		start := time.Duration(ex.ClockCarry()) // the previous request's end, when it ran just before
+		if start == 0 {
+			start = sinceBase()
+		}
+		defer a.observe(o, c, start) // last: after the recovery and the error handler
 	}
 	defer c.finish()
 	defer a.recoverPanic(c)

@@ -121,6 +121,7 @@ func runBatch(b *batch) (slot int) {
 		// One HTTP/2 request: the stream hands its response to the loop
 		// itself, and the loop frees the batch with the stream.
 		ex := b.exs[0]
+		ex.clock = 0
 		s.serve(ex)
 		if ex.body != nil {
 			ex.body.close(ex)
@@ -129,10 +130,13 @@ func runBatch(b *batch) (slot int) {
 		st.finishOnWorker(ex)
 		return slot
 	}
+	var clock int64 // the clock carry (Exchange.ClockCarry)
 	for i, ex := range b.exs {
 		ex.w.b = b
 		ex.resp = &ex.w
+		ex.clock = clock
 		s.serve(ex)
+		clock = ex.clock
 		keep := ex.w.in == nil || ex.w.endBody(ex) // a streamed request body (inbody.go)
 		if ex.ws != nil {                          // upgraded to WebSocket: the loop switches (wsupgrade.go)
 			b.upgrade = ex.ws

@@ -44,6 +44,9 @@ type Exchange struct {
 
 	remote net.Addr
 	cancel cancelState
+	// clock: the clock carry (ClockCarry), handed from one request to the
+	// next by the engine where they are served back to back.
+	clock int64
 	// resp is the protocol's side of the response (responder.go); w is
 	// that side for an HTTP/1 request on a worker (resp is then &w).
 	resp responder
@@ -86,10 +89,23 @@ func putExchange(ex *Exchange) {
 	} else {
 		ex.Body = ex.Body[:0]
 	}
-	ex.remote, ex.tlsc = nil, nil
+	ex.remote, ex.tlsc, ex.clock = nil, nil, 0
 	ex.cancel.reset()
 	exchangePool.Put(ex)
 }
+
+// ClockCarry returns the clock reading that the request served just
+// before ex left with SetClockCarry, when the two were served back to back
+// on the same goroutine (pipelined HTTP/1 requests in one batch on a
+// worker, or in one read inline); 0 when there is none. An observer that
+// times requests takes it as ex's start: the end of one is the start of
+// the next, so such requests cost it one clock read each instead of two.
+// The reading is the caller's own; the engine only hands it on.
+func (ex *Exchange) ClockCarry() int64 { return ex.clock }
+
+// SetClockCarry leaves t for the request served next after ex, if one
+// follows on the same goroutine (see ClockCarry).
+func (ex *Exchange) SetClockCarry(t int64) { ex.clock = t }
 
 // RemoteAddr is the client's address.
 func (ex *Exchange) RemoteAddr() net.Addr { return ex.remote }

@@ -49,6 +49,7 @@ type h1Driver struct {
 func (d *h1Driver) serve() {
 	c := d.c
 	cfg := c.config()
+	var clock int64 // the clock carry of the requests served inline here (Exchange.ClockCarry)
 	for !c.closed && !c.readingStopped() {
 		if d.in != nil { // a streamed body arriving (inbody.go)
 			if !d.feedBody() {
@@ -138,7 +139,7 @@ func (d *h1Driver) serve() {
 					d.upgrading = true
 				}
 			}
-			d.dispatch(ex)
+			d.dispatch(ex, &clock)
 			if c.proto != d {
 				c.proto.serve() // upgraded inline: the rest is WebSocket (wsupgrade.go)
 				return
@@ -148,13 +149,22 @@ func (d *h1Driver) serve() {
 	d.submitBuilding()
 }
 
-// dispatch serves ex inline or adds it to the batch for a worker.
-func (d *h1Driver) dispatch(ex *Exchange) {
+// dispatch serves ex inline or adds it to the batch for a worker. Inline,
+// clock (nil: none) is the clock carry from the request served before ex
+// in the same serve call, and takes ex's for the next.
+func (d *h1Driver) dispatch(ex *Exchange, clock *int64) {
 	c := d.c
 	d.inflight++
 	if c.config().Inline {
 		ex.resp = (*inlineResponder)(c)
+		ex.clock = 0
+		if clock != nil {
+			ex.clock = *clock
+		}
 		c.srv.serve(ex)
+		if clock != nil {
+			*clock = ex.clock
+		}
 		if ex.ws != nil {
 			d.upgradeInline(ex)
 			return
@@ -262,7 +272,7 @@ func (d *h1Driver) failRequest(err error) {
 		c.stopReading()
 		c.discardInput()
 		c.setPhase(phaseWaiting, 0)
-		d.dispatch(ex)
+		d.dispatch(ex, nil)
 		return
 	}
 	d.dropPartial()
