@@ -56,7 +56,7 @@ type Observation struct {
 	// Time the request waited for a worker, and the time its buffered
 	// response takes to leave after the handler, are not included; a
 	// streamed response is included up to its last Write. Pipelined
-	// requests served one after another (on one worker, or inline in one
+	// HTTP/1 requests served one after another (on one worker, or inline in one
 	// read) start where the one before ended, one clock reading shared,
 	// so the engine's few steps between them count to the later one.
 	Start    time.Time

@@ -121,7 +121,6 @@ func runBatch(b *batch) (slot int) {
 		// One HTTP/2 request: the stream hands its response to the loop
 		// itself, and the loop frees the batch with the stream.
 		ex := b.exs[0]
-		ex.clock = 0
 		s.serve(ex)
 		if ex.body != nil {
 			ex.body.close(ex)

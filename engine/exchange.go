@@ -45,7 +45,8 @@ type Exchange struct {
 	remote net.Addr
 	cancel cancelState
 	// clock: the clock carry (ClockCarry), handed from one request to the
-	// next by the engine where they are served back to back.
+	// next by the engine where they are served back to back; 0 from the
+	// pool (putExchange).
 	clock int64
 	// resp is the protocol's side of the response (responder.go); w is
 	// that side for an HTTP/1 request on a worker (resp is then &w).

@@ -157,7 +157,6 @@ func (d *h1Driver) dispatch(ex *Exchange, clock *int64) {
 	d.inflight++
 	if c.config().Inline {
 		ex.resp = (*inlineResponder)(c)
-		ex.clock = 0
 		if clock != nil {
 			ex.clock = *clock
 		}
