@@ -153,7 +153,8 @@ type BackpressureStats struct {
 	PeakInbound int64
 	// ReadRearms counts reads gnet let in while a connection's reading
 	// was paused (it re-arms reading when a connection's output drains);
-	// each is at most one 64 KiB read.
+	// each is at most one 64 KiB read. Reading held off only while gnet
+	// held output is not counted: that re-arm is the one it waits for.
 	ReadRearms uint64
 	// InboundCapped counts connections closed for holding more than
 	// WithMaxInboundBytes of unparsed input.

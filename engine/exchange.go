@@ -210,12 +210,32 @@ type cancelState struct {
 	mu   sync.Mutex
 	done chan struct{}
 	err  error
+	// ending is how far the cancellation goes: whether the response is
+	// still sent.
+	ending exchangeEnding
 	// afters run (each on a goroutine of its own) when it is cancelled:
 	// the AfterFunc of the Exchange's context; running counts those that
 	// run, for end.
 	afters  []*afterFunc
 	running sync.WaitGroup
 }
+
+// exchangeEnding is how far an exchange's cancellation goes.
+type exchangeEnding uint8
+
+const (
+	// exchangeLive: not cancelled.
+	exchangeLive exchangeEnding = iota
+	// exchangeClientShut: the client shut its write side (a FIN) with the
+	// request in flight (peerdone_linux.go). Its context is done, as
+	// net/http's is, for a FIN does not tell a half-close from a client
+	// that left; but the response is still sent, streamed ones too: the
+	// client may be reading. A write to a client that left fails.
+	exchangeClientShut
+	// exchangeEnded: the connection closed, or the request is not to be
+	// answered: nothing more of its response is written.
+	exchangeEnded
+)
 
 // afterFunc is one function to run at the cancellation.
 type afterFunc struct{ f func() }
@@ -224,7 +244,7 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 
 func (s *cancelState) reset() {
 	s.mu.Lock()
-	s.done, s.err = nil, nil
+	s.done, s.err, s.ending = nil, nil, exchangeLive
 	clear(s.afters) // the request ended uncancelled: they never run
 	s.afters = s.afters[:0]
 	s.mu.Unlock()
@@ -271,8 +291,51 @@ func (s *cancelState) errNow() error {
 	return s.err
 }
 
-func (s *cancelState) cancel(err error) {
+// ended reports whether nothing more of the response is to be written
+// (exchangeEnded).
+func (s *cancelState) ended() bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ending == exchangeEnded
+}
+
+// awaitUnlessEnded waits for ch to be ready; it reports false when ex
+// ends first. A half-close makes the context done without ending
+// the exchange: the wait goes on then, looking at the exchange again every
+// pollWait, so that a close after it is still seen.
+func awaitUnlessEnded[T any](ex *Exchange, ch <-chan T) bool {
+	for {
+		select {
+		case <-ch:
+			return true
+		case <-ex.Context().Done():
+		}
+		if ex.cancel.ended() {
+			return false
+		}
+		t := time.NewTimer(pollWait)
+		select {
+		case <-ch:
+			t.Stop()
+			return true
+		case <-t.C:
+		}
+	}
+}
+
+// cancel ends the exchange: its context is done with err, and nothing
+// more of its response is written.
+func (s *cancelState) cancel(err error) { s.cancelTo(exchangeEnded, err) }
+
+// cancelAtClientShut cancels the context at a client's half-close; the
+// response still goes out (exchangeClientShut).
+func (s *cancelState) cancelAtClientShut() { s.cancelTo(exchangeClientShut, context.Canceled) }
+
+// cancelTo cancels the context with err (the first cancellation's err
+// stays) and takes the ending to at least to.
+func (s *cancelState) cancelTo(to exchangeEnding, err error) {
+	s.mu.Lock()
+	s.ending = max(s.ending, to)
 	var run []*afterFunc
 	if s.err == nil {
 		s.err = err

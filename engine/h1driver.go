@@ -415,17 +415,29 @@ func (d *h1Driver) tick(now int64) {
 	}
 }
 
-// cancelInFlight cancels the contexts of the requests still with their
-// handlers: the client is gone, or has shut its side (peerdone_linux.go).
-// It looks at the head batch first (collectDirect): a worker still on a
-// direct batch hands it back through Execute from then on, and one
-// settling it keeps its exchanges until then, so they can be read here.
+// cancelInFlight ends the requests still with their handlers: the
+// connection is closing.
 func (d *h1Driver) cancelInFlight() {
+	d.eachInFlight(func(ex *Exchange) { ex.cancel.cancel(context.Canceled) })
+}
+
+// cancelAtClientShut cancels the contexts of the requests in flight at a
+// client's half-close; their responses still go out (exchangeClientShut).
+func (d *h1Driver) cancelAtClientShut() {
+	d.eachInFlight(func(ex *Exchange) { ex.cancel.cancelAtClientShut() })
+}
+
+// eachInFlight calls f for each exchange whose handler may still be
+// running. It looks at the head batch first (collectDirect): a worker
+// still on a direct batch hands it back through Execute from then on, and
+// one settling it keeps its exchanges until then, so they can be read
+// here.
+func (d *h1Driver) eachInFlight(f func(*Exchange)) {
 	d.collectDirect()
 	for b := d.head; b != nil; b = b.next {
 		if !b.done && !b.settling() {
 			for _, ex := range b.exs {
-				ex.cancel.cancel(context.Canceled)
+				f(ex)
 			}
 		}
 	}

@@ -169,7 +169,7 @@ func (st *stream) write(p []byte) (int, error) {
 	if st.err != nil {
 		return 0, st.err
 	}
-	if err := st.ex.cancel.errNow(); err != nil {
+	if st.ex.cancel.ended() {
 		return 0, st.fail(ErrClientGone)
 	}
 	var pushed bool // queueBody offered p to the socket

@@ -2,9 +2,22 @@
 
 package engine
 
+import "github.com/panjf2000/gnet/v2"
+
 // The protocol driver reads its input and writes its output through these, so
 // it works the same over plaintext (gnet's buffers) and TLS (decrypted
 // plaintext, encrypted output).
+
+// wireIn is the gnet connection the socket's input is buffered in: c.gc,
+// or, while a half-closed client's parked requests are parsed on a
+// duplicate of its socket (intentPeerShut), the connection gnet is closing
+// (peerdone_linux.go).
+func (c *conn) wireIn() gnet.Conn {
+	if c.intent == intentPeerShut && c.loop != nil && c.loop.parked.c == c {
+		return c.loop.parked.from
+	}
+	return c.gc
+}
 
 // input returns the unparsed request bytes. Valid until consume or the end
 // of the callback.
@@ -12,7 +25,7 @@ func (c *conn) input() []byte {
 	if c.isTLS() {
 		return c.plain[c.plainOff:]
 	}
-	buf, _ := c.gc.Peek(-1)
+	buf, _ := c.wireIn().Peek(-1)
 	return buf
 }
 
@@ -22,7 +35,7 @@ func (c *conn) consume(n int) {
 		return // gnet's Discard(0) would drop everything
 	}
 	if !c.isTLS() {
-		_, _ = c.gc.Discard(n)
+		_, _ = c.wireIn().Discard(n)
 		return
 	}
 	c.plainOff += n
@@ -36,12 +49,12 @@ func (c *conn) discardInput() {
 	if c.isTLS() {
 		c.plain, c.plainOff = c.plain[:0], 0
 	}
-	_, _ = c.gc.Discard(-1)
+	_, _ = c.wireIn().Discard(-1)
 }
 
 // inboundBytes is how much unparsed input the connection holds.
 func (c *conn) inboundBytes() int {
-	n := c.gc.InboundBuffered()
+	n := c.wireIn().InboundBuffered()
 	if c.isTLS() {
 		n += len(c.plain) - c.plainOff
 	}

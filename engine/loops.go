@@ -5,6 +5,8 @@ package engine
 import (
 	"context"
 	"sync/atomic"
+
+	"github.com/panjf2000/gnet/v2"
 )
 
 // loopState is what the engine keeps per event loop: the connections to
@@ -26,6 +28,17 @@ type loopState struct {
 	// opened counts OnOpen calls, for the raw accept's failure check
 	// (gnetreach_accept_linux.go).
 	opened uint64
+	// parked is the connection gnet is closing whose input a half-closed
+	// client's parked requests are parsed from (peerdone_linux.go), while
+	// that parse runs; zero otherwise.
+	parked parkedInput
+}
+
+// parkedInput ties a connection to the gnet connection its input is read
+// from for one synchronous parse.
+type parkedInput struct {
+	c    *conn
+	from gnet.Conn
 }
 
 func (l *loopState) add(c *conn) {

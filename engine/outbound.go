@@ -193,15 +193,13 @@ func (st *stream) wait() error {
 		if o.granted == nil {
 			return ErrClientGone
 		}
-		select {
-		case <-o.granted:
-			o.owns = true
-			return nil
-		case <-ex.Context().Done():
+		if !awaitUnlessEnded(ex, o.granted) {
 			return ErrClientGone
 		}
+		o.owns = true
+		return nil
 	}
-	if err := ex.cancel.errNow(); err != nil {
+	if ex.cancel.ended() {
 		return ErrClientGone
 	}
 	if time.Since(o.progress) >= o.c.config().WriteTimeout {

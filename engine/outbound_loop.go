@@ -28,7 +28,7 @@ func (st *stream) drainViaLoop(limit int) error {
 			continue
 		}
 		handed := len(o.pend)
-		held, err := o.handToLoop(st.ex.Context().Done())
+		held, err := o.handToLoop(st.ex)
 		if err != nil {
 			return err
 		}
@@ -41,7 +41,7 @@ func (st *stream) drainViaLoop(limit int) error {
 		if held <= limit {
 			return nil
 		}
-		if err := st.ex.cancel.errNow(); err != nil {
+		if st.ex.cancel.ended() {
 			return ErrClientGone
 		}
 		if time.Since(o.progress) >= o.c.config().WriteTimeout {
@@ -50,9 +50,7 @@ func (st *stream) drainViaLoop(limit int) error {
 			return ErrStreamWriteTimeout
 		}
 		t := time.NewTimer(pause)
-		select {
-		case <-t.C:
-		case <-st.ex.Context().Done():
+		if !awaitUnlessEnded(st.ex, t.C) {
 			t.Stop()
 			return ErrClientGone
 		}
@@ -62,14 +60,12 @@ func (st *stream) drainViaLoop(limit int) error {
 
 // handToLoop gives pend to the loop to write and waits for it; it returns
 // how much output gnet holds for the connection afterwards.
-func (o *outbound) handToLoop(gone <-chan struct{}) (int, error) {
+func (o *outbound) handToLoop(ex *Exchange) (int, error) {
 	t := &loopOut{c: o.c, p: o.pend, done: make(chan struct{})}
 	if err := o.c.el.Execute(context.Background(), t); err != nil {
 		return 0, ErrClientGone
 	}
-	select {
-	case <-t.done:
-	case <-gone:
+	if !awaitUnlessEnded(ex, t.done) {
 		o.pend = nil // the loop may still read it
 		return 0, ErrClientGone
 	}

@@ -32,10 +32,12 @@ import (
 // request right behind its Finished) is carried too (intentPeerShut): what
 // the client sent is parsed once the handshake is done (advanceTLS).
 //
-// The handlers' contexts are cancelled at the EOF, as before and as
-// net/http cancels them: a FIN does not tell a half-close from a client
-// that left. A response written whole still goes out; a streamed one ends
-// with ErrClientGone at its next write (README, "Known limits").
+// The handlers' contexts are cancelled at the EOF, as net/http cancels
+// them: a FIN does not tell a half-close from a client that left. Their
+// exchanges are not ended (exchangeClientShut): a response written whole
+// still goes out, and a streamed one goes on until a write fails.
+// Requests parked unparsed behind a pause are parsed from the closing
+// gnet connection's buffer and answered too (parseParked).
 //
 // Costs: nothing until a client half-closes with a response in flight on
 // a worker; then a getsockopt, a dup, an epoll_ctl ADD and one MOD.
@@ -51,6 +53,7 @@ func (c *conn) outliveReadEOF(err error) bool {
 	if !c.owedAfterEOF(err) || !peerHalfClosed(c.fd) {
 		return false
 	}
+	parked := c.parkedInput() // asked of gnet's buffer before the move
 	l := c.srv.raw.loopOf(c.el)
 	if l == nil {
 		return false
@@ -79,24 +82,46 @@ func (c *conn) outliveReadEOF(err error) bool {
 		return true
 	}
 	d := &c.h1
-	c.intent = intentPeerDone
+	if parked {
+		c.parseParked(old)
+	}
+	c.intent = max(c.intent, intentPeerDone)
 	d.dropPartial()
 	c.setPhase(phaseWaiting, 0)
-	d.cancelInFlight()
+	d.cancelAtClientShut()
 	d.onBatchDone() // collects what is done and turns reading off
 	return true
 }
 
+// parseParked parses the requests a half-closed client left parked behind
+// a pause (MaxPipelined, MaxOutboundBytes) when gnet read its FIN: gnet's
+// re-arm of reading as its output drained lets the FIN past the pause
+// (readpause.go). They are in the buffer of old, the connection gnet is
+// closing, which goes with it: they are parsed now, synchronously, from
+// there (wireIn), and answered on the duplicate. What does not fit in
+// flight (MaxPipelined) is dropped with old.
+func (c *conn) parseParked(old gnet.Conn) {
+	c.intent = intentPeerShut
+	c.loop.parked = parkedInput{c: c, from: old}
+	c.beginLoopTask()
+	c.resume()
+	if left := c.inboundBytes(); left > 0 && !c.closed {
+		c.srv.logDebug("requests parked beyond MaxPipelined at a half-close are dropped", c)
+	}
+	c.loop.parked = parkedInput{}
+	c.parsedAfterPeerShut()
+}
+
 // owedAfterEOF: the connection is an HTTP/1 one with responses still to
-// come from its handlers, or whose TLS handshake is still running (its
-// requests may be in what it sent), in a state a new socket can carry on
-// from.
+// come from its handlers or requests parked unparsed, or whose TLS
+// handshake is still running (its requests may be in what it sent), in a
+// state a new socket can carry on from.
 func (c *conn) owedAfterEOF(err error) bool {
 	d := &c.h1
 	// Most closes have nothing in flight: that is looked at first.
 	var owed bool
 	switch {
-	case d.head != nil:
+	case d.head != nil || c.parkedInput():
 		owed = c.intent <= intentStopReading && (!c.isTLS() || c.established)
 	case c.isTLS() && !c.established:
 		// All the client sent must be with the handshake: gnet's buffer
@@ -108,13 +133,21 @@ func (c *conn) owedAfterEOF(err error) bool {
 		len(c.out) == 0 && c.gc.OutboundBuffered() == 0 && c.srv.raw != nil && errors.Is(err, io.EOF)
 }
 
+// parkedInput: requests wait unparsed behind a pause (MaxPipelined,
+// MaxOutboundBytes).
+func (c *conn) parkedInput() bool {
+	return c.paused && !c.readingStopped() && c.loop != nil && c.inboundBytes() > 0
+}
+
 // handshaking: a TLS connection whose handshake has begun and not ended.
 func (c *conn) handshaking() bool {
 	return c.isTLS() && !c.established && c.tls.State() == tlsstate.Handshaking
 }
 
 // carriedPastEOF: a FIN read while responses are in flight does not cost
-// them, outliveReadEOF takes the connection past it.
+// them, outliveReadEOF takes the connection past it. (Not while gnet holds
+// output, but then reading is off anyway: outputHeldFromEOF. A detached
+// response or an upgrade ends at the FIN, keep-alive or not.)
 func (c *conn) carriedPastEOF() bool { return c.proto == protocol(&c.h1) && c.srv.raw != nil }
 
 // peerHalfClosed reports whether the peer has shut its side of fd's TCP

@@ -21,23 +21,28 @@ package engine
 // responses where nothing else does. gnet closes a connection as soon as it
 // reads EOF. An HTTP/1 connection on Linux is carried past that EOF onto a
 // duplicate of its socket while responses are in flight
-// (peerdone_linux.go), and then reads nothing more (intentPeerDone). A
+// (peerdone_linux.go), and then reads nothing more (intentPeerDone); and
+// while gnet holds its output, it does not read (outputHeldFromEOF), for
+// gnet's close would drop that output. A
 // connection of another protocol that parses no more input does not read
 // while what is in flight is produced (intentStopReading: a WebSocket
 // waiting to answer its peer's close frame after the callbacks before it);
 // the intent rises to intentCloseWhenDone once that is out, and reading is
 // on again even while output waits: an HTTP/2 connection after GOAWAY, or
-// a client that does not read, must still be seen leaving.
+// a client that does not read, must still be seen leaving. (An HTTP/1
+// client that leaves while gnet holds its output is seen by the reset it
+// answers that output with, or by the write timeout.)
 
 // syncReadPause makes the socket's read interest match the connection's
-// state at the end of a loop callback: off while parsing is paused, or
-// while a FIN must not be read yet (awaitingLastResponses); on otherwise
-// (including while input is discarded before a close).
+// state at the end of a loop callback: off while parsing is paused, while
+// a FIN must not be read yet (awaitingLastResponses), or while gnet holds
+// HTTP/1 output (outputHeldFromEOF); on otherwise (including while input
+// is discarded before a close).
 func (c *conn) syncReadPause(obBefore int) {
 	if c.closed || c.noReadPause {
 		return
 	}
-	want := c.paused && !c.readingStopped() || c.awaitingLastResponses()
+	want := c.readsHeldBack() || c.outputHeldFromEOF()
 	switch {
 	case want != c.readOff:
 	case want && obBefore == 0 && c.gc.OutboundBuffered() > 0:
@@ -53,12 +58,34 @@ func (c *conn) syncReadPause(obBefore int) {
 	c.readOff = want
 }
 
+// readsHeldBack: parsing is paused, or a FIN must not be read yet.
+func (c *conn) readsHeldBack() bool {
+	return c.paused && !c.readingStopped() || c.awaitingLastResponses()
+}
+
+// outputHeldFromEOF: gnet holds HTTP/1 output it has not written yet. A
+// FIN read now would close the connection, and gnet's close writes only
+// what the socket takes at once: a client that half-closed while reading
+// a large response would lose its tail (net/http sends it all). Reading
+// waits until gnet's buffer drains; gnet turns it on again itself then,
+// and a FIN read after that costs nothing written (what is still with
+// its handler is carried: peerdone_linux.go). A client that leaves
+// meanwhile is still seen: a reset is reported without EPOLLIN, and the
+// write timeout bounds one that stops reading.
+func (c *conn) outputHeldFromEOF() bool {
+	return c.proto == protocol(&c.h1) && c.gc.OutboundBuffered() > 0
+}
+
 // readResumedByGnet notes, at the start of OnTraffic, that gnet has
 // re-armed reading behind our back (its output drained): the registration
-// is "read" again until the callback's end pauses it anew.
+// is "read" again until the callback's end pauses it anew. It is counted
+// when the pause was for more than gnet's output, which gnet's re-arm is
+// for.
 func (c *conn) readResumedByGnet() {
 	if c.readOff {
 		c.readOff = false
-		c.srv.pipe.readRearms.Add(1)
+		if c.readsHeldBack() {
+			c.srv.pipe.readRearms.Add(1)
+		}
 	}
 }

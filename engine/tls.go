@@ -127,12 +127,13 @@ func (c *conn) onTLSTraffic() {
 // feedTLS moves as much buffered ciphertext as the state machine has room
 // for into it. ok is false when the connection failed.
 func (c *conn) feedTLS() (fed int, ok bool) {
-	raw, _ := c.gc.Peek(-1)
+	in := c.wireIn()
+	raw, _ := in.Peek(-1)
 	if len(raw) == 0 || c.paused {
 		return 0, true
 	}
 	if c.readingStopped() && c.established {
-		_, _ = c.gc.Discard(-1)
+		_, _ = in.Discard(-1)
 		return 0, true
 	}
 	n := min(c.tls.Room(), len(raw))
@@ -140,7 +141,7 @@ func (c *conn) feedTLS() (fed int, ok bool) {
 		return 0, true // the handshake goroutine notifies when it has made room
 	}
 	err := c.tls.Feed(raw[:n])
-	_, _ = c.gc.Discard(n)
+	_, _ = in.Discard(n)
 	if st := c.tls.State(); st == tlsstate.AwaitingHello || st == tlsstate.Handshaking {
 		c.quickAck() // after every read while handshaking
 	}

@@ -1,0 +1,79 @@
+//go:build linux && !poll_opt
+
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/gwist/gwist/internal/testkit"
+)
+
+// With worker writes off, a streamed response goes out through the loop
+// (outbound_loop.go), and a client's half-close in the middle of it still
+// gets all of it: the half-close makes the request's context done without
+// ending the exchange (exchangeClientShut), on this path as on the worker's
+// own writes (the root package's TestHalfCloseWhileResponseIsWritten).
+func TestHalfCloseStreamThroughLoop(t *testing.T) {
+	withReachOff(t, &fdWriteReach)
+	w, err := NewWorkers(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Release(time.Second)
+	body := bytes.Repeat([]byte("0123456789abcdef"), 512<<10) // 8 MiB
+	s, err := NewServer(Config{Workers: w}, func(ex *Exchange) {
+		ex.Status = 200
+		for off := 0; off < len(body); off += 128 << 10 {
+			if _, err := ex.Write(body[off : off+128<<10]); err != nil {
+				return
+			}
+			if err := ex.Flush(); err != nil {
+				return
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := s.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = s.Shutdown(ctx)
+	}()
+	tc := testkit.Dial(t, addr.String(), testkit.RecvBuffer(64<<10))
+	defer tc.Close()
+	_ = tc.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(tc, "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(tc)
+	if _, err := br.Peek(1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	if err := tc.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	if err != nil || !bytes.Equal(got, body) {
+		t.Fatalf("%d of %d bytes (%v)", len(got), len(body), err)
+	}
+	if rest, err := io.ReadAll(br); len(rest) > 0 || err != nil {
+		t.Fatalf("after the response: %d bytes, %v; want a clean close", len(rest), err)
+	}
+}

@@ -1,0 +1,161 @@
+package gwist_test
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/gwist/gwist"
+	"github.com/gwist/gwist/internal/testkit"
+)
+
+// A client that shuts its write side while its response is still being
+// written (it reads a little, half-closes, then reads the rest) gets all
+// of it, as from net/http: whole responses that gnet holds in its buffer
+// (the read pause keeps the FIN unread until that drains:
+// engine/readpause.go), and streamed ones, which go on past the FIN
+// (engine/exchange.go, exchangeClientShut). The client's small receive
+// buffer keeps most of the 8 MiB body on the server when the FIN comes.
+func TestHalfCloseWhileResponseIsWritten(t *testing.T) {
+	body := make([]byte, 8<<20)
+	patterned(body, 0)
+	requests := []struct {
+		name, req string
+		n         int // responses
+	}{
+		{"keep-alive", "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", 1},
+		{"Connection: close", "GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 1},
+		{"pipelined, the last one closing", "GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /big HTTP/1.0\r\n\r\n", 2},
+		{"streamed", "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n", 1},
+		{"streamed, Connection: close", "GET /stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 1},
+	}
+	for _, mode := range []struct {
+		name string
+		opts []gwist.Option
+	}{{"workers", nil}, {"inline", []gwist.Option{gwist.WithInline(true)}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			app := gwist.New(mode.opts...)
+			app.GET("/big", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", body) })
+			app.GET("/stream", func(c *gwist.Ctx) error { return streamInParts(c, body) })
+			addr := startApp(t, app)
+			tlsAddr := startTLS(t, app, serverTLSConfig(t))
+			for _, rq := range requests {
+				t.Run(rq.name, func(t *testing.T) {
+					tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
+					readAcrossHalfClose(t, tc, tc, rq.req, rq.n, body)
+				})
+				t.Run(rq.name+" over TLS", func(t *testing.T) {
+					tc := testkit.Dial(t, tlsAddr, testkit.RecvBuffer(64<<10))
+					cc := tls.Client(tc, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test", NextProtos: []string{"http/1.1"}})
+					readAcrossHalfClose(t, cc, tc, rq.req, rq.n, body)
+				})
+			}
+			closedPromptly(t, app)
+		})
+	}
+}
+
+// A client that half-closes during a streamed response and then leaves
+// (its socket closed with the response unread: a reset) ends the stream:
+// the handler's next write fails, and the connection is gone at once.
+func TestHalfCloseThenLeaveEndsStream(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		opts []gwist.Option
+	}{{"workers", nil}, {"inline", []gwist.Option{gwist.WithInline(true)}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			app := gwist.New(mode.opts...)
+			ended := make(chan error, 1)
+			app.GET("/endless", func(c *gwist.Ctx) error {
+				part := bytes.Repeat([]byte("y"), 64<<10)
+				for {
+					if _, err := c.Writer().Write(part); err != nil {
+						ended <- err
+						return err
+					}
+					if mode.name == "inline" {
+						return nil // inline, a write never waits: one part
+					}
+				}
+			})
+			addr := startApp(t, app)
+			tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
+			_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
+			if _, err := io.WriteString(tc, "GET /endless HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := bufio.NewReader(tc).Peek(1); err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.CloseWrite(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(50 * time.Millisecond)
+			tc.Close() // data unread: a reset
+			if mode.name == "workers" {
+				select {
+				case err := <-ended:
+					if !errors.Is(err, gwist.ErrClientGone) {
+						t.Fatalf("the stream ended with %v, want ErrClientGone", err)
+					}
+				case <-time.After(2 * time.Second):
+					t.Fatal("the stream to a client that left goes on")
+				}
+			}
+			closedPromptly(t, app)
+		})
+	}
+}
+
+// readAcrossHalfClose sends req on c, waits for the response's first
+// bytes, shuts the write side of the TCP connection tc under c (a FIN,
+// without TLS's close_notify) and expects n whole responses with body,
+// then the server's clean close.
+func readAcrossHalfClose(t *testing.T, c net.Conn, tc *net.TCPConn, req string, n int, body []byte) {
+	t.Helper()
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	if _, err := br.Peek(1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond) // the server fills what the socket takes
+	if err := tc.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond) // the FIN arrives with output held
+	for i := range n {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("response %d: %v", i+1, err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("response %d: %d of %d bytes, equal %v, %v", i+1, len(got), len(body), bytes.Equal(got, body[:min(len(got), len(body))]), err)
+		}
+	}
+	if rest, err := io.ReadAll(br); len(rest) > 0 || err != nil {
+		t.Fatalf("after the responses: %d bytes, %v; want a clean close", len(rest), err)
+	}
+}
+
+// streamInParts writes body through the response writer in 64 parts.
+func streamInParts(c *gwist.Ctx, body []byte) error {
+	w := c.Writer()
+	part := len(body) / 64
+	for off := 0; off < len(body); off += part {
+		if _, err := w.Write(body[off:min(off+part, len(body))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
