@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -43,6 +45,50 @@ func TestHalfCloseWhileResponseIsWritten(t *testing.T) {
 			app := gwist.New(mode.opts...)
 			app.GET("/big", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", body) })
 			app.GET("/stream", func(c *gwist.Ctx) error { return streamInParts(c, body) })
+			addr := startApp(t, app)
+			tlsAddr := startTLS(t, app, serverTLSConfig(t))
+			for _, rq := range requests {
+				t.Run(rq.name, func(t *testing.T) {
+					tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
+					readAcrossHalfClose(t, tc, tc, rq.req, rq.n, body)
+				})
+				t.Run(rq.name+" over TLS", func(t *testing.T) {
+					tc := testkit.Dial(t, tlsAddr, testkit.RecvBuffer(64<<10))
+					cc := tls.Client(tc, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test", NextProtos: []string{"http/1.1"}})
+					readAcrossHalfClose(t, cc, tc, rq.req, rq.n, body)
+				})
+			}
+			closedPromptly(t, app)
+		})
+	}
+}
+
+// The same for files (sendfile on workers; inline, the file read whole),
+// through Static and Ctx.File.
+func TestHalfCloseWhileFileIsSent(t *testing.T) {
+	body := make([]byte, 8<<20)
+	patterned(body, 0)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.bin"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	requests := []struct {
+		name, req string
+		n         int
+	}{
+		{"Static, keep-alive", "GET /s/big.bin HTTP/1.1\r\nHost: x\r\n\r\n", 1},
+		{"Static, Connection: close", "GET /s/big.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 1},
+		{"Static, pipelined", "GET /s/big.bin HTTP/1.1\r\nHost: x\r\n\r\nGET /s/big.bin HTTP/1.0\r\n\r\n", 2},
+		{"Ctx.File", "GET /f HTTP/1.1\r\nHost: x\r\n\r\n", 1},
+	}
+	for _, mode := range []struct {
+		name string
+		opts []gwist.Option
+	}{{"workers", nil}, {"inline", []gwist.Option{gwist.WithInline(true), gwist.WithMaxInlineFileBytes(16 << 20)}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			app := gwist.New(mode.opts...)
+			app.Static("/s", dir)
+			app.GET("/f", func(c *gwist.Ctx) error { return c.File(filepath.Join(dir, "big.bin")) })
 			addr := startApp(t, app)
 			tlsAddr := startTLS(t, app, serverTLSConfig(t))
 			for _, rq := range requests {
