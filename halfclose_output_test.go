@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,13 +31,24 @@ func TestHalfCloseWhileResponseIsWritten(t *testing.T) {
 	patterned(body, 0)
 	requests := []struct {
 		name, req string
-		n         int // responses
+		n         int  // responses
+		finAtOnce bool // the FIN right behind the requests
 	}{
-		{"keep-alive", "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", 1},
-		{"Connection: close", "GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 1},
-		{"pipelined, the last one closing", "GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /big HTTP/1.0\r\n\r\n", 2},
-		{"streamed", "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n", 1},
-		{"streamed, Connection: close", "GET /stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 1},
+		{"keep-alive", "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", 1, false},
+		{"Connection: close", "GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 1, false},
+		{"pipelined, the last one closing", "GET /big HTTP/1.1\r\nHost: x\r\n\r\nGET /big HTTP/1.0\r\n\r\n", 2, false},
+		{"streamed", "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n", 1, false},
+		{"streamed, Connection: close", "GET /stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 1, false},
+		// The FIN is read while both handlers run, and the connection is
+		// carried; then the first response leaves gnet's buffer while the
+		// second is still with its handler, and gnet turns reading on
+		// again: the FIN is read once more, on the duplicate.
+		{"pipelined, the FIN at once", "GET /slowbig HTTP/1.1\r\nHost: x\r\n\r\nGET /slowbig HTTP/1.1\r\nHost: x\r\n\r\n", 2, true},
+		{"streamed, the FIN at once", "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n", 1, true},
+		// Two batches: the first response leaves gnet's buffer while the
+		// second is with its handler, and the FIN is read once more.
+		{"two batches, the FIN at once", "GET /slowbig HTTP/1.1\r\nHost: x\r\n\r\n" + afterPause +
+			"GET /slowbig?ms=600 HTTP/1.1\r\nHost: x\r\n\r\n", 2, true},
 	}
 	for _, mode := range []struct {
 		name string
@@ -45,17 +58,22 @@ func TestHalfCloseWhileResponseIsWritten(t *testing.T) {
 			app := gwist.New(mode.opts...)
 			app.GET("/big", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", body) })
 			app.GET("/stream", func(c *gwist.Ctx) error { return streamInParts(c, body) })
+			app.GET("/slowbig", func(c *gwist.Ctx) error {
+				ms, _ := strconv.Atoi(c.Query("ms"))
+				time.Sleep(time.Duration(max(ms, 300)) * time.Millisecond)
+				return c.Bytes(200, "application/octet-stream", body)
+			})
 			addr := startApp(t, app)
 			tlsAddr := startTLS(t, app, serverTLSConfig(t))
 			for _, rq := range requests {
 				t.Run(rq.name, func(t *testing.T) {
 					tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
-					readAcrossHalfClose(t, tc, tc, rq.req, rq.n, body)
+					readAcrossHalfClose(t, tc, tc, rq.req, rq.n, body, rq.finAtOnce)
 				})
 				t.Run(rq.name+" over TLS", func(t *testing.T) {
 					tc := testkit.Dial(t, tlsAddr, testkit.RecvBuffer(64<<10))
 					cc := tls.Client(tc, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test", NextProtos: []string{"http/1.1"}})
-					readAcrossHalfClose(t, cc, tc, rq.req, rq.n, body)
+					readAcrossHalfClose(t, cc, tc, rq.req, rq.n, body, rq.finAtOnce)
 				})
 			}
 			closedPromptly(t, app)
@@ -94,12 +112,12 @@ func TestHalfCloseWhileFileIsSent(t *testing.T) {
 			for _, rq := range requests {
 				t.Run(rq.name, func(t *testing.T) {
 					tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
-					readAcrossHalfClose(t, tc, tc, rq.req, rq.n, body)
+					readAcrossHalfClose(t, tc, tc, rq.req, rq.n, body, false)
 				})
 				t.Run(rq.name+" over TLS", func(t *testing.T) {
 					tc := testkit.Dial(t, tlsAddr, testkit.RecvBuffer(64<<10))
 					cc := tls.Client(tc, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test", NextProtos: []string{"http/1.1"}})
-					readAcrossHalfClose(t, cc, tc, rq.req, rq.n, body)
+					readAcrossHalfClose(t, cc, tc, rq.req, rq.n, body, false)
 				})
 			}
 			closedPromptly(t, app)
@@ -159,26 +177,33 @@ func TestHalfCloseThenLeaveEndsStream(t *testing.T) {
 	}
 }
 
-// readAcrossHalfClose sends req on c, waits for the response's first
-// bytes, shuts the write side of the TCP connection tc under c (a FIN,
-// without TLS's close_notify) and expects n whole responses with body,
-// then the server's clean close.
-func readAcrossHalfClose(t *testing.T, c net.Conn, tc *net.TCPConn, req string, n int, body []byte) {
+// readAcrossHalfClose sends req on c (pausing at afterPause), waits for the response's first
+// bytes (unless finAtOnce), shuts the write side of the TCP connection tc
+// under c (a FIN, without TLS's close_notify) and expects n whole
+// responses with body, then the server's clean close.
+func readAcrossHalfClose(t *testing.T, c net.Conn, tc *net.TCPConn, req string, n int, body []byte, finAtOnce bool) {
 	t.Helper()
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	if _, err := io.WriteString(c, req); err != nil {
-		t.Fatal(err)
+	for i, part := range strings.Split(req, afterPause) {
+		if i > 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if _, err := io.WriteString(c, part); err != nil {
+			t.Fatal(err)
+		}
 	}
 	br := bufio.NewReader(c)
-	if _, err := br.Peek(1); err != nil {
-		t.Fatal(err)
+	if !finAtOnce {
+		if _, err := br.Peek(1); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(30 * time.Millisecond) // the server fills what the socket takes
 	}
-	time.Sleep(30 * time.Millisecond) // the server fills what the socket takes
 	if err := tc.CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(30 * time.Millisecond) // the FIN arrives with output held
+	time.Sleep(30 * time.Millisecond) // the FIN arrives with output held, or handlers running
 	for i := range n {
 		resp, err := http.ReadResponse(br, nil)
 		if err != nil {

@@ -136,14 +136,13 @@ func (c *conn) finishCallback() {
 		return
 	}
 	c.noteDrain()
-	ob := c.gc.OutboundBuffered()
 	c.finishOutput()
 	if !c.closed {
 		c.proto.writable()
 	}
 	if !c.closed { // writable may flush, and a failed write closes
 		c.markOutbound()
-		c.syncReadPause(ob)
+		c.syncReadPause()
 	}
 }
 

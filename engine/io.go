@@ -81,7 +81,7 @@ func (c *conn) resume() {
 func (c *conn) writeWire(p []byte) {
 	c.loopOnly("conn.writeWire")
 	if !c.isTLS() {
-		_, _ = c.gc.Write(p)
+		c.gnetWrite(p)
 		return
 	}
 	for {
@@ -101,7 +101,7 @@ func (c *conn) writeWire(p []byte) {
 func (c *conn) writeWire2(a, b []byte) {
 	if !c.isTLS() {
 		c.loopOnly("conn.writeWire2")
-		_, _ = c.gc.Writev([][]byte{a, b})
+		c.gnetWritev([][]byte{a, b})
 		return
 	}
 	c.writeWire(a)

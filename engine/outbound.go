@@ -280,7 +280,7 @@ func (d *h1Driver) tryGrant() {
 		return
 	}
 	if c.gc.OutboundBuffered() > 0 {
-		_ = c.gc.Flush()
+		c.gnetFlush()
 		if c.closed || c.gc.OutboundBuffered() > 0 {
 			return
 		}

@@ -39,6 +39,10 @@ import (
 // Requests parked unparsed behind a pause are parsed from the closing
 // gnet connection's buffer and answered too (parseParked).
 //
+// gnet turns reading on each time its output drains (readpause.go), on the
+// duplicate too; a FIN read there once more while responses are still with
+// their handlers moves the connection again (carried).
+//
 // Costs: nothing until a client half-closes with a response in flight on
 // a worker; then a getsockopt, a dup, an epoll_ctl ADD and one MOD.
 
@@ -54,6 +58,7 @@ func (c *conn) outliveReadEOF(err error) bool {
 		return false
 	}
 	parked := c.parkedInput() // asked of gnet's buffer before the move
+	again := c.carried()
 	l := c.srv.raw.loopOf(c.el)
 	if l == nil {
 		return false
@@ -72,6 +77,11 @@ func (c *conn) outliveReadEOF(err error) bool {
 		return false
 	}
 	old.SetContext(nil)
+	if again {
+		c.beginLoopTask()
+		c.finishCallback() // turns reading off again
+		return true
+	}
 	c.srv.pipe.peerHalfCloses.Add(1)
 	c.srv.logDebug("the client shut its side with responses in flight: they are finished on a duplicate of the socket", c)
 	if c.handshaking() {
@@ -121,6 +131,10 @@ func (c *conn) owedAfterEOF(err error) bool {
 	// Most closes have nothing in flight: that is looked at first.
 	var owed bool
 	switch {
+	case c.carried():
+		// The FIN read once more, on the duplicate: gnet turns reading on
+		// when its output drains (readpause.go). It moves again.
+		owed = d.head != nil || c.handshaking() && c.gc.InboundBuffered() == 0
 	case d.head != nil || c.parkedInput():
 		owed = c.intent <= intentStopReading && (!c.isTLS() || c.established)
 	case c.isTLS() && !c.established:
@@ -132,6 +146,9 @@ func (c *conn) owedAfterEOF(err error) bool {
 		c.phase < phaseFlushing && d.detached == nil && d.in == nil && !d.upgrading &&
 		len(c.out) == 0 && c.gc.OutboundBuffered() == 0 && c.srv.raw != nil && errors.Is(err, io.EOF)
 }
+
+// carried: the connection was moved past the client's FIN already.
+func (c *conn) carried() bool { return c.intent == intentPeerShut || c.intent == intentPeerDone }
 
 // parkedInput: requests wait unparsed behind a pause (MaxPipelined,
 // MaxOutboundBytes).

@@ -11,8 +11,9 @@ package engine
 // MaxInboundBytes, larger there, is what bounds a client that runs ahead.
 //
 // gnet re-registers EPOLLIN by itself when a write leaves output behind
-// (in our own gc.Write, noticed at the end of the callback) and when that
-// output drains (not noticed until the read it lets in reaches OnTraffic).
+// (in our own gc.Write: every engine write to gnet goes through gnetWrite,
+// gnetWritev or gnetFlush, which note it) and when that output drains (not
+// noticed until the read it lets in reaches OnTraffic).
 // Each such re-arm lets in at most one read of gnet's buffer (64 KiB)
 // before the next callback pauses again; MaxInboundBytes stays as the hard
 // cap over those.
@@ -38,16 +39,12 @@ package engine
 // a FIN must not be read yet (awaitingLastResponses), or while gnet holds
 // HTTP/1 output (outputHeldFromEOF); on otherwise (including while input
 // is discarded before a close).
-func (c *conn) syncReadPause(obBefore int) {
+func (c *conn) syncReadPause() {
 	if c.closed || c.noReadPause {
 		return
 	}
 	want := c.readsHeldBack() || c.outputHeldFromEOF()
-	switch {
-	case want != c.readOff:
-	case want && obBefore == 0 && c.gc.OutboundBuffered() > 0:
-		// A partial write made gnet register EPOLLIN|EPOLLOUT again.
-	default:
+	if want == c.readOff {
 		return
 	}
 	if !c.setReadInterest(!want) {
@@ -56,6 +53,40 @@ func (c *conn) syncReadPause(obBefore int) {
 		return
 	}
 	c.readOff = want
+}
+
+// gnetWrite writes p through gnet (see gnetWritten).
+func (c *conn) gnetWrite(p []byte) {
+	held := c.gc.OutboundBuffered()
+	_, _ = c.gc.Write(p)
+	c.gnetWritten(held)
+}
+
+// gnetWritev writes bs through gnet (see gnetWritten).
+func (c *conn) gnetWritev(bs [][]byte) {
+	held := c.gc.OutboundBuffered()
+	_, _ = c.gc.Writev(bs)
+	c.gnetWritten(held)
+}
+
+// gnetWritten keeps the record of the read pause true after a write
+// through gnet, which held held bytes before it: a write that leaves
+// output behind where gnet held none makes gnet register EPOLLIN|EPOLLOUT,
+// reading on, whatever the pause had set.
+func (c *conn) gnetWritten(held int) {
+	if held == 0 && !c.closed && c.gc.OutboundBuffered() > 0 {
+		c.readOff = false
+	}
+}
+
+// gnetFlush flushes gnet's output; one that drains it makes gnet register
+// EPOLLIN alone, reading on.
+func (c *conn) gnetFlush() {
+	held := c.gc.OutboundBuffered()
+	_ = c.gc.Flush()
+	if held > 0 && !c.closed && c.gc.OutboundBuffered() == 0 {
+		c.readOff = false
+	}
 }
 
 // readsHeldBack: parsing is paused, or a FIN must not be read yet.

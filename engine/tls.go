@@ -283,7 +283,7 @@ func (c *conn) writeCipherLocked(p []byte) {
 		return
 	}
 	c.wroteInCB = true
-	_, _ = c.gc.Write(p)
+	c.gnetWrite(p)
 	c.wpending = !c.closed && c.gc.OutboundBuffered() > 0
 }
 
