@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,10 +51,7 @@ func TestHalfCloseWhileResponseIsWritten(t *testing.T) {
 		{"two batches, the FIN at once", "GET /slowbig HTTP/1.1\r\nHost: x\r\n\r\n" + afterPause +
 			"GET /slowbig?ms=600 HTTP/1.1\r\nHost: x\r\n\r\n", 2, true},
 	}
-	for _, mode := range []struct {
-		name string
-		opts []gwist.Option
-	}{{"workers", nil}, {"inline", []gwist.Option{gwist.WithInline(true)}}} {
+	for _, mode := range handlerModes {
 		t.Run(mode.name, func(t *testing.T) {
 			app := gwist.New(mode.opts...)
 			app.GET("/big", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", body) })
@@ -99,12 +97,10 @@ func TestHalfCloseWhileFileIsSent(t *testing.T) {
 		{"Static, pipelined", "GET /s/big.bin HTTP/1.1\r\nHost: x\r\n\r\nGET /s/big.bin HTTP/1.0\r\n\r\n", 2},
 		{"Ctx.File", "GET /f HTTP/1.1\r\nHost: x\r\n\r\n", 1},
 	}
-	for _, mode := range []struct {
-		name string
-		opts []gwist.Option
-	}{{"workers", nil}, {"inline", []gwist.Option{gwist.WithInline(true), gwist.WithMaxInlineFileBytes(16 << 20)}}} {
+	for _, mode := range handlerModes {
 		t.Run(mode.name, func(t *testing.T) {
-			app := gwist.New(mode.opts...)
+			// (The file limit is WithInline's; it does not apply on workers.)
+			app := gwist.New(slices.Concat(mode.opts, []gwist.Option{gwist.WithMaxInlineFileBytes(16 << 20)})...)
 			app.Static("/s", dir)
 			app.GET("/f", func(c *gwist.Ctx) error { return c.File(filepath.Join(dir, "big.bin")) })
 			addr := startApp(t, app)
@@ -129,10 +125,7 @@ func TestHalfCloseWhileFileIsSent(t *testing.T) {
 // (its socket closed with the response unread: a reset) ends the stream:
 // the handler's next write fails, and the connection is gone at once.
 func TestHalfCloseThenLeaveEndsStream(t *testing.T) {
-	for _, mode := range []struct {
-		name string
-		opts []gwist.Option
-	}{{"workers", nil}, {"inline", []gwist.Option{gwist.WithInline(true)}}} {
+	for _, mode := range handlerModes {
 		t.Run(mode.name, func(t *testing.T) {
 			app := gwist.New(mode.opts...)
 			ended := make(chan error, 1)

@@ -5,7 +5,6 @@ package engine
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"testing"
@@ -27,7 +26,7 @@ func TestHalfCloseStreamThroughLoop(t *testing.T) {
 	}
 	defer w.Release(time.Second)
 	body := bytes.Repeat([]byte("0123456789abcdef"), 512<<10) // 8 MiB
-	s, err := NewServer(Config{Workers: w}, func(ex *Exchange) {
+	s, addr := startOnGroup(t, NewLoopGroup(), "127.0.0.1:0", Config{Workers: w}, func(ex *Exchange) {
 		ex.Status = 200
 		for off := 0; off < len(body); off += 128 << 10 {
 			if _, err := ex.Write(body[off : off+128<<10]); err != nil {
@@ -38,19 +37,8 @@ func TestHalfCloseStreamThroughLoop(t *testing.T) {
 			}
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := s.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = s.Shutdown(ctx)
-	}()
-	tc := testkit.Dial(t, addr.String(), testkit.RecvBuffer(64<<10))
+	defer func() { _ = shutdown(t, s, 5*time.Second) }()
+	tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
 	defer tc.Close()
 	_ = tc.SetDeadline(time.Now().Add(10 * time.Second))
 	if _, err := io.WriteString(tc, "GET /stream HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
