@@ -115,7 +115,7 @@ func (c *conn) parseParked(old gnet.Conn) {
 	c.loop.parked = parkedInput{c: c, from: old}
 	c.beginLoopTask()
 	c.resume()
-	if left := c.inboundBytes(); left > 0 && !c.closed {
+	if c.paused && !c.closed { // paused again: MaxPipelined in flight
 		c.srv.logDebug("requests parked beyond MaxPipelined at a half-close are dropped", c)
 	}
 	c.loop.parked = parkedInput{}

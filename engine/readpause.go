@@ -69,10 +69,10 @@ func (c *conn) gnetWritev(bs [][]byte) {
 	c.gnetWritten(held)
 }
 
-// gnetWritten keeps the record of the read pause true after a write
-// through gnet, which held held bytes before it: a write that leaves
-// output behind where gnet held none makes gnet register EPOLLIN|EPOLLOUT,
-// reading on, whatever the pause had set.
+// gnetWritten keeps the read pause's record of the registration (readOff)
+// true after a write through gnet; held is what gnet held before it. A
+// write that leaves output behind where gnet held none makes gnet register
+// EPOLLIN|EPOLLOUT, reading on, whatever the pause had set.
 func (c *conn) gnetWritten(held int) {
 	if held == 0 && !c.closed && c.gc.OutboundBuffered() > 0 {
 		c.readOff = false
