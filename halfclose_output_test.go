@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,32 +50,30 @@ func TestHalfCloseWhileResponseIsWritten(t *testing.T) {
 		{"two batches, the FIN at once", "GET /slowbig HTTP/1.1\r\nHost: x\r\n\r\n" + afterPause +
 			"GET /slowbig?ms=600 HTTP/1.1\r\nHost: x\r\n\r\n", 2, true},
 	}
-	for _, mode := range handlerModes {
-		t.Run(mode.name, func(t *testing.T) {
-			app := gwist.New(mode.opts...)
-			app.GET("/big", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", body) })
-			app.GET("/stream", func(c *gwist.Ctx) error { return streamInParts(c, body) })
-			app.GET("/slowbig", func(c *gwist.Ctx) error {
-				ms, _ := strconv.Atoi(c.Query("ms"))
-				time.Sleep(time.Duration(max(ms, 300)) * time.Millisecond)
-				return c.Bytes(200, "application/octet-stream", body)
-			})
-			addr := startApp(t, app)
-			tlsAddr := startTLS(t, app, serverTLSConfig(t))
-			for _, rq := range requests {
-				t.Run(rq.name, func(t *testing.T) {
-					tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
-					readAcrossHalfClose(t, tc, tc, rq.req, rq.n, body, rq.finAtOnce)
-				})
-				t.Run(rq.name+" over TLS", func(t *testing.T) {
-					tc := testkit.Dial(t, tlsAddr, testkit.RecvBuffer(64<<10))
-					cc := tls.Client(tc, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test", NextProtos: []string{"http/1.1"}})
-					readAcrossHalfClose(t, cc, tc, rq.req, rq.n, body, rq.finAtOnce)
-				})
-			}
-			closedPromptly(t, app)
+	forBothModes(t, func(t *testing.T, inline bool) {
+		app := gwist.New(gwist.WithInline(inline))
+		app.GET("/big", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", body) })
+		app.GET("/stream", func(c *gwist.Ctx) error { return streamInParts(c, body) })
+		app.GET("/slowbig", func(c *gwist.Ctx) error {
+			ms, _ := strconv.Atoi(c.Query("ms"))
+			time.Sleep(time.Duration(max(ms, 300)) * time.Millisecond)
+			return c.Bytes(200, "application/octet-stream", body)
 		})
-	}
+		addr := startApp(t, app)
+		tlsAddr := startTLS(t, app, serverTLSConfig(t))
+		for _, rq := range requests {
+			t.Run(rq.name, func(t *testing.T) {
+				tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
+				readAcrossHalfClose(t, tc, tc, rq.req, rq.n, body, rq.finAtOnce)
+			})
+			t.Run(rq.name+" over TLS", func(t *testing.T) {
+				tc := testkit.Dial(t, tlsAddr, testkit.RecvBuffer(64<<10))
+				cc := tls.Client(tc, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test", NextProtos: []string{"http/1.1"}})
+				readAcrossHalfClose(t, cc, tc, rq.req, rq.n, body, rq.finAtOnce)
+			})
+		}
+		closedPromptly(t, app)
+	})
 }
 
 // The same for files (sendfile on workers; inline, the file read whole),
@@ -97,77 +94,73 @@ func TestHalfCloseWhileFileIsSent(t *testing.T) {
 		{"Static, pipelined", "GET /s/big.bin HTTP/1.1\r\nHost: x\r\n\r\nGET /s/big.bin HTTP/1.0\r\n\r\n", 2},
 		{"Ctx.File", "GET /f HTTP/1.1\r\nHost: x\r\n\r\n", 1},
 	}
-	for _, mode := range handlerModes {
-		t.Run(mode.name, func(t *testing.T) {
-			// (The file limit is WithInline's; it does not apply on workers.)
-			app := gwist.New(slices.Concat(mode.opts, []gwist.Option{gwist.WithMaxInlineFileBytes(16 << 20)})...)
-			app.Static("/s", dir)
-			app.GET("/f", func(c *gwist.Ctx) error { return c.File(filepath.Join(dir, "big.bin")) })
-			addr := startApp(t, app)
-			tlsAddr := startTLS(t, app, serverTLSConfig(t))
-			for _, rq := range requests {
-				t.Run(rq.name, func(t *testing.T) {
-					tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
-					readAcrossHalfClose(t, tc, tc, rq.req, rq.n, body, false)
-				})
-				t.Run(rq.name+" over TLS", func(t *testing.T) {
-					tc := testkit.Dial(t, tlsAddr, testkit.RecvBuffer(64<<10))
-					cc := tls.Client(tc, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test", NextProtos: []string{"http/1.1"}})
-					readAcrossHalfClose(t, cc, tc, rq.req, rq.n, body, false)
-				})
-			}
-			closedPromptly(t, app)
-		})
-	}
+	forBothModes(t, func(t *testing.T, inline bool) {
+		// (The file limit is WithInline's; it does not apply on workers.)
+		app := gwist.New(gwist.WithInline(inline), gwist.WithMaxInlineFileBytes(16<<20))
+		app.Static("/s", dir)
+		app.GET("/f", func(c *gwist.Ctx) error { return c.File(filepath.Join(dir, "big.bin")) })
+		addr := startApp(t, app)
+		tlsAddr := startTLS(t, app, serverTLSConfig(t))
+		for _, rq := range requests {
+			t.Run(rq.name, func(t *testing.T) {
+				tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
+				readAcrossHalfClose(t, tc, tc, rq.req, rq.n, body, false)
+			})
+			t.Run(rq.name+" over TLS", func(t *testing.T) {
+				tc := testkit.Dial(t, tlsAddr, testkit.RecvBuffer(64<<10))
+				cc := tls.Client(tc, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test", NextProtos: []string{"http/1.1"}})
+				readAcrossHalfClose(t, cc, tc, rq.req, rq.n, body, false)
+			})
+		}
+		closedPromptly(t, app)
+	})
 }
 
 // A client that half-closes during a streamed response and then leaves
 // (its socket closed with the response unread: a reset) ends the stream:
 // the handler's next write fails, and the connection is gone at once.
 func TestHalfCloseThenLeaveEndsStream(t *testing.T) {
-	for _, mode := range handlerModes {
-		t.Run(mode.name, func(t *testing.T) {
-			app := gwist.New(mode.opts...)
-			ended := make(chan error, 1)
-			app.GET("/endless", func(c *gwist.Ctx) error {
-				part := bytes.Repeat([]byte("y"), 64<<10)
-				for {
-					if _, err := c.Writer().Write(part); err != nil {
-						ended <- err
-						return err
-					}
-					if mode.name == "inline" {
-						return nil // inline, a write never waits: one part
-					}
+	forBothModes(t, func(t *testing.T, inline bool) {
+		app := gwist.New(gwist.WithInline(inline))
+		ended := make(chan error, 1)
+		app.GET("/endless", func(c *gwist.Ctx) error {
+			part := bytes.Repeat([]byte("y"), 64<<10)
+			for {
+				if _, err := c.Writer().Write(part); err != nil {
+					ended <- err
+					return err
 				}
-			})
-			addr := startApp(t, app)
-			tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
-			_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
-			if _, err := io.WriteString(tc, "GET /endless HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := bufio.NewReader(tc).Peek(1); err != nil {
-				t.Fatal(err)
-			}
-			if err := tc.CloseWrite(); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(50 * time.Millisecond)
-			tc.Close() // data unread: a reset
-			if mode.name == "workers" {
-				select {
-				case err := <-ended:
-					if !errors.Is(err, gwist.ErrClientGone) {
-						t.Fatalf("the stream ended with %v, want ErrClientGone", err)
-					}
-				case <-time.After(2 * time.Second):
-					t.Fatal("the stream to a client that left goes on")
+				if inline {
+					return nil // inline, a write never waits: one part
 				}
 			}
-			closedPromptly(t, app)
 		})
-	}
+		addr := startApp(t, app)
+		tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
+		_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.WriteString(tc, "GET /endless HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bufio.NewReader(tc).Peek(1); err != nil {
+			t.Fatal(err)
+		}
+		if err := tc.CloseWrite(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		tc.Close() // data unread: a reset
+		if !inline {
+			select {
+			case err := <-ended:
+				if !errors.Is(err, gwist.ErrClientGone) {
+					t.Fatalf("the stream ended with %v, want ErrClientGone", err)
+				}
+			case <-time.After(2 * time.Second):
+				t.Fatal("the stream to a client that left goes on")
+			}
+		}
+		closedPromptly(t, app)
+	})
 }
 
 // readAcrossHalfClose sends req on c (pausing at afterPause), waits for the response's first

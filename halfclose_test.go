@@ -37,7 +37,10 @@ func TestHalfCloseAfterLastRequestGetsResponse(t *testing.T) {
 		// whole one is answered, the rest dropped.
 		"keep-alive, then a partial request": "GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHo",
 	}
-	for _, mode := range handlerModes {
+	for _, mode := range []struct {
+		name string
+		opts []gwist.Option
+	}{{"workers", nil}, {"inline", []gwist.Option{gwist.WithInline(true)}}} {
 		t.Run(mode.name, func(t *testing.T) {
 			app := gwist.New(mode.opts...)
 			app.GET("/slow", func(c *gwist.Ctx) error {
@@ -72,13 +75,6 @@ func TestHalfCloseAfterLastRequestGetsResponse(t *testing.T) {
 		})
 	}
 }
-
-// handlerModes are where handlers run: on the worker pool, and inline on
-// the event loop.
-var handlerModes = []struct {
-	name string
-	opts []gwist.Option
-}{{"workers", nil}, {"inline", []gwist.Option{gwist.WithInline(true)}}}
 
 // afterPause in a request makes halfCloseAndRead pause 10 ms there.
 const afterPause = "\x00pause\x00"

@@ -219,3 +219,41 @@ func TestPipelineFloodNeverRead(t *testing.T) {
 		}
 	})
 }
+
+// A request pipelined over TLS while a large response holds parsing paused
+// (more than MaxOutboundBytes in gnet's buffer) is answered once that
+// drains. Its ciphertext is read in while the pause still stands and is
+// not fed then; the parse that follows lifts the pause, and the
+// ciphertext must be fed at once: before, it waited for the client's next
+// bytes, which a client waiting for its response never sends (inline, 5
+// of 5 connections hung).
+func TestPipelinedOverTLSBehindLargeResponse(t *testing.T) {
+	body := make([]byte, 8<<20)
+	patterned(body, 0)
+	forBothModes(t, func(t *testing.T, inline bool) {
+		app := gwist.New(gwist.WithInline(inline))
+		app.GET("/big", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", body) })
+		app.GET("/small", func(c *gwist.Ctx) error { return c.String(200, "small") })
+		tlsAddr := startTLS(t, app, serverTLSConfig(t))
+		for i := range 5 {
+			tc := dialSmallWindow(t, tlsAddr)
+			c := tls.Client(tc, &tls.Config{RootCAs: getPKI(t).pool, ServerName: "a.test", NextProtos: []string{"http/1.1"}})
+			_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+			r := &rawConn{t: t, c: c, br: bufio.NewReader(c)}
+			r.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+			if _, err := r.br.Peek(1); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(20 * time.Millisecond) // the response fills the socket; parsing pauses
+			r.send("GET /small HTTP/1.1\r\nHost: x\r\n\r\n")
+			time.Sleep(20 * time.Millisecond)
+			if resp, got := r.readResponse("GET"); resp.StatusCode != 200 || got != string(body) {
+				t.Fatalf("connection %d, response 1: %d, %d bytes", i, resp.StatusCode, len(got))
+			}
+			if resp, got := r.readResponse("GET"); resp.StatusCode != 200 || got != "small" {
+				t.Fatalf("connection %d, response 2: %d %q", i, resp.StatusCode, got)
+			}
+			c.Close()
+		}
+	})
+}

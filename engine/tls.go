@@ -105,7 +105,7 @@ func (c *conn) quickAck() {
 func (c *conn) onTLSTraffic() {
 	c.wroteInCB = false
 	for !c.closed {
-		before := c.tls.State()
+		before, wasPaused := c.tls.State(), c.paused
 		fed, ok := c.feedTLS()
 		if !ok {
 			return
@@ -118,7 +118,14 @@ func (c *conn) onTLSTraffic() {
 			c.tls.Yield(runtime.Gosched)
 		}
 		c.advanceTLS()
-		if fed == 0 || c.paused || c.readingStopped() {
+		if c.paused || c.readingStopped() {
+			return
+		}
+		// Nothing fed ends it, unless it was the pause that kept the
+		// ciphertext back and advanceTLS's parse lifted it: feed it now,
+		// or it would wait for the client's next bytes (a pipelined
+		// request read in while a large response paused parsing).
+		if fed == 0 && !wasPaused {
 			return
 		}
 	}
