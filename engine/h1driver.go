@@ -20,11 +20,6 @@ type h1Driver struct {
 
 	parser *http1.Parser // nil while idle (parsers.go)
 	cur    *Exchange     // request being parsed
-	// curHead: cur's head is complete (its body is arriving).
-	curHead bool
-	// spoke: the connection has carried HTTP/1 bytes (no h2c preface
-	// can come any more).
-	spoke bool
 
 	// head and tail of the batches whose responses are not yet written, in
 	// request order; building is the batch being filled in this callback.
@@ -39,9 +34,17 @@ type h1Driver struct {
 	// detached: the response at the head of the queue that the loop writes
 	// for a handler that has returned (detached.go).
 	detached *Detached
+	// curHead: cur's head is complete (its body is arriving).
+	curHead bool
+	// spoke: the connection has carried HTTP/1 bytes (no h2c preface
+	// can come any more).
+	spoke bool
 	// upgrading: a request that asks for a WebSocket is with its handler;
 	// what follows it is not parsed until it is answered (wsupgrade.go).
 	upgrading bool
+	// parked brings the loop back to parse requests that wait behind
+	// MaxOutboundBytes of output once that drains (drainwatch.go).
+	parked drainWatch
 }
 
 // serve parses as many complete requests as the buffered input holds and
@@ -57,9 +60,13 @@ func (d *h1Driver) serve() {
 			}
 			continue
 		}
-		if d.inflight >= cfg.MaxPipelined || c.gc.OutboundBuffered() > cfg.MaxOutboundBytes || d.upgrading {
+		if ob := c.gc.OutboundBuffered(); d.inflight >= cfg.MaxPipelined || ob > cfg.MaxOutboundBytes || d.upgrading {
 			c.paused = true
-			if in := c.inboundBytes(); in > cfg.MaxInboundBytes {
+			in := c.inboundBytes()
+			if in > 0 && ob > cfg.MaxOutboundBytes {
+				c.armDrainWatch(&d.parked, d, c.resumeParked) // gnet does not say when it drains
+			}
+			if in > cfg.MaxInboundBytes {
 				// Abuse (the read pause keeps honest clients far below):
 				// answer what is in flight, then close.
 				c.srv.logDebug("closing connection over its inbound buffer cap", c)
@@ -147,6 +154,15 @@ func (d *h1Driver) serve() {
 		}
 	}
 	d.submitBuilding()
+}
+
+// resumeParked is the drain watch's look for requests parked behind
+// MaxOutboundBytes: parse them if the pause still stands (serve pauses,
+// and arms the watch, again while the output is over the limit).
+func (c *conn) resumeParked() {
+	if c.paused && !c.readingStopped() {
+		c.resume()
+	}
 }
 
 // dispatch serves ex inline or adds it to the batch for a worker. Inline,

@@ -30,11 +30,9 @@ type h2Driver struct {
 	waiting []*h2Stream
 	// ready: the streams whose handlers handed output over (h2ready.go).
 	ready h2Ready
-	// refillArmed: a refill timer runs; refillDelay is its next delay
-	// (h2refill.go).
-	refillArmed bool
-	refillDelay time.Duration
-	refillMark  int // below() when the timer was armed
+	// refill brings the loop back to refill the output once it has
+	// drained below the target (drainwatch.go).
+	refill drainWatch
 	// lentAfterFree: pooled buffers of freed streams that http2.Conn
 	// still frames from, lentParked bytes of them (h2outbuf.go).
 	lentAfterFree []h2LentBuf
@@ -295,9 +293,9 @@ func (d *h2Driver) output() {
 	for !c.closed {
 		room := d.outboundRoom()
 		if room <= 0 && d.h2.Pending() {
-			c.out = d.h2.OutputSmall(c.out) // heads, control frames and small bodies never wait
-			d.events()                      // EventWritable for what it made room for
-			d.armRefill()                   // the socket drains without telling: look again soon
+			c.out = d.h2.OutputSmall(c.out)         // heads, control frames and small bodies never wait
+			d.events()                              // EventWritable for what it made room for
+			c.armDrainWatch(&d.refill, d, d.output) // the socket drains without telling: look again soon
 		}
 		if room <= 0 || !d.h2.Pending() {
 			break
