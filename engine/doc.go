@@ -15,12 +15,12 @@
 //
 // The loop's side of a connection meets its protocol at one interface,
 // protocol (driver.go). The lifecycle (conn.go, with tls.go, io.go,
-// readpause*.go, writetimeout.go, drain.go, memrelease.go and the write
-// side a worker may hold, direct.go and outbound.go) owns the socket and
-// hands plaintext to a driver: HTTP/1 (h1driver.go, with batch.go,
-// parsers.go, inbody.go, h1stream.go), HTTP/2 (h2driver.go, with
-// h2stream.go, h2share.go, h2body.go, h2bodytimer.go, h2detached.go,
-// h2upgrade.go, h2refill.go), WebSocket (wsdriver.go, with wsconn.go, wsevents.go,
+// readpause*.go, drainwatch.go, writetimeout.go, drain.go, memrelease.go
+// and the write side a worker may hold, direct.go and outbound.go) owns
+// the socket and hands plaintext to a driver: HTTP/1 (h1driver.go, with
+// batch.go, parsers.go, inbody.go, h1stream.go), HTTP/2 (h2driver.go,
+// with h2stream.go, h2share.go, h2body.go, h2bodytimer.go, h2detached.go,
+// h2upgrade.go), WebSocket (wsdriver.go, with wsconn.go, wsevents.go,
 // wsflood.go, wstransport.go, wsh2.go, wsupgrade.go, wshub.go), and the
 // small ones that come before them (proxy.go's PROXY header, shed.go).
 //
