@@ -229,12 +229,8 @@ func TestPipelineFloodNeverRead(t *testing.T) {
 // bytes, which a client waiting for its response never sends (inline, 5
 // of 5 connections hung).
 func TestPipelinedOverTLSBehindLargeResponse(t *testing.T) {
-	body := make([]byte, 8<<20)
-	patterned(body, 0)
 	forBothModes(t, func(t *testing.T, inline bool) {
-		app := gwist.New(gwist.WithInline(inline))
-		app.GET("/big", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", body) })
-		app.GET("/small", func(c *gwist.Ctx) error { return c.String(200, "small") })
+		app, body := bigThenSmallApp(inline)
 		tlsAddr := startTLS(t, app, serverTLSConfig(t))
 		for i := range 5 {
 			tc := dialSmallWindow(t, tlsAddr)
@@ -267,12 +263,8 @@ func TestPipelinedOverTLSBehindLargeResponse(t *testing.T) {
 // follows the first within milliseconds. Before, inline, it waited for the
 // sweep: 220-246 ms in each of 8 tries (net/http: under 0.2 ms).
 func TestPipelinedBehindLargeResponseNoStall(t *testing.T) {
-	body := make([]byte, 8<<20)
-	patterned(body, 0)
 	forBothModes(t, func(t *testing.T, inline bool) {
-		app := gwist.New(gwist.WithInline(inline))
-		app.GET("/big", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", body) })
-		app.GET("/small", func(c *gwist.Ctx) error { return c.String(200, "small") })
+		app, body := bigThenSmallApp(inline)
 		addr := startApp(t, app)
 		tlsAddr := startTLS(t, app, serverTLSConfig(t))
 		for _, transport := range []string{"plaintext", "TLS"} {
@@ -302,4 +294,15 @@ func TestPipelinedBehindLargeResponseNoStall(t *testing.T) {
 			}
 		}
 	})
+}
+
+// bigThenSmallApp serves GET /big, an 8 MiB body (returned too), and GET
+// /small, "small".
+func bigThenSmallApp(inline bool) (*gwist.App, []byte) {
+	body := make([]byte, 8<<20)
+	patterned(body, 0)
+	app := gwist.New(gwist.WithInline(inline))
+	app.GET("/big", func(c *gwist.Ctx) error { return c.Bytes(200, "application/octet-stream", body) })
+	app.GET("/small", func(c *gwist.Ctx) error { return c.String(200, "small") })
+	return app, body
 }
