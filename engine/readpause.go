@@ -57,6 +57,10 @@ func (c *conn) syncReadPause() {
 
 // gnetWrite writes p through gnet (see gnetWritten).
 func (c *conn) gnetWrite(p []byte) {
+	if !c.readOff { // nothing to note: reading is on
+		_, _ = c.gc.Write(p)
+		return
+	}
 	held := c.gc.OutboundBuffered()
 	_, _ = c.gc.Write(p)
 	c.gnetWritten(held)
@@ -64,15 +68,20 @@ func (c *conn) gnetWrite(p []byte) {
 
 // gnetWritev writes bs through gnet (see gnetWritten).
 func (c *conn) gnetWritev(bs [][]byte) {
+	if !c.readOff {
+		_, _ = c.gc.Writev(bs)
+		return
+	}
 	held := c.gc.OutboundBuffered()
 	_, _ = c.gc.Writev(bs)
 	c.gnetWritten(held)
 }
 
 // gnetWritten keeps the read pause's record of the registration (readOff)
-// true after a write through gnet; held is what gnet held before it. A
-// write that leaves output behind where gnet held none makes gnet register
-// EPOLLIN|EPOLLOUT, reading on, whatever the pause had set.
+// true after a write through gnet made while reading was off; held is what
+// gnet held before it. A write that leaves output behind where gnet held
+// none makes gnet register EPOLLIN|EPOLLOUT, reading on, whatever the
+// pause had set.
 func (c *conn) gnetWritten(held int) {
 	if held == 0 && !c.closed && c.gc.OutboundBuffered() > 0 {
 		c.readOff = false
@@ -82,6 +91,10 @@ func (c *conn) gnetWritten(held int) {
 // gnetFlush flushes gnet's output; one that drains it makes gnet register
 // EPOLLIN alone, reading on.
 func (c *conn) gnetFlush() {
+	if !c.readOff {
+		_ = c.gc.Flush()
+		return
+	}
 	held := c.gc.OutboundBuffered()
 	_ = c.gc.Flush()
 	if held > 0 && !c.closed && c.gc.OutboundBuffered() == 0 {
