@@ -19,13 +19,13 @@ import (
 //     windows, curl's are 32 MiB, sends nothing meanwhile).
 //   - HTTP/1 pauses parsing while more than MaxOutboundBytes waits in
 //     gnet's buffer; requests the client pipelined behind a large response
-//     are already read and wait parsed by nobody, and nothing else would
-//     resume them before the sweep (a quarter second later).
+//     are already read, and nothing else would resume their parse before
+//     the sweep (a quarter second later).
 //
 // So the driver arms a watch: a timer brings the loop back after
 // drainWatchMin while the output below drains between looks, doubled (up
-// to 64 ms) each time it has not moved, so that a client that
-// stopped reading costs a wake-up now and then, not a busy loop.
+// to 64 ms) each time it has not moved, so that a client that stopped
+// reading costs a wake-up now and then, not a busy loop.
 
 // drainWatchMin is the first delay; drainWatchMin << drainWatchShiftMax
 // (64 ms) the longest.
@@ -39,7 +39,7 @@ type drainWatch struct {
 	shift uint8 // the next timer's delay is drainWatchMin << shift
 }
 
-// drainWatchShiftMax is drainWatchMax's shift.
+// drainWatchShiftMax is the longest delay's shift.
 const drainWatchShiftMax = 6
 
 // markBelow is outputBelow as a mark.
