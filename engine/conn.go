@@ -277,8 +277,7 @@ func (c *conn) onTimer(now int64) {
 		c.abort()
 		return
 	}
-	if c.paused && !c.readingStopped() {
-		c.resume()
+	if c.resumeIfPaused() {
 		c.finishCallback()
 		if c.closed {
 			return

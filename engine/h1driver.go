@@ -64,7 +64,7 @@ func (d *h1Driver) serve() {
 			c.paused = true
 			in := c.inboundBytes()
 			if in > 0 && ob > cfg.MaxOutboundBytes {
-				c.armDrainWatch(&d.parked, d, c.resumeParked) // gnet does not say when it drains
+				c.armDrainWatch(&d.parked, d, func() { c.resumeIfPaused() }) // gnet does not say when it drains
 			}
 			if in > cfg.MaxInboundBytes {
 				// Abuse (the read pause keeps honest clients far below):
@@ -154,15 +154,6 @@ func (d *h1Driver) serve() {
 		}
 	}
 	d.submitBuilding()
-}
-
-// resumeParked is the drain watch's look for requests parked behind
-// MaxOutboundBytes: parse them if the pause still stands (serve pauses,
-// and arms the watch, again while the output is over the limit).
-func (c *conn) resumeParked() {
-	if c.paused && !c.readingStopped() {
-		c.resume()
-	}
 }
 
 // dispatch serves ex inline or adds it to the batch for a worker. Inline,
@@ -316,9 +307,7 @@ func (d *h1Driver) onBatchDone() {
 	if d.upgrading && d.head == nil {
 		d.upgrading = false // answered without an upgrade: parse on
 	}
-	if c.paused && !c.closed && !c.readingStopped() {
-		c.resume()
-	}
+	c.resumeIfPaused()
 	c.finishCallback()
 }
 

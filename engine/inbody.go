@@ -91,8 +91,8 @@ func (in *inbody) isClosed() bool { return in.c.closed }
 // rest is to be discarded): read on. Loop only.
 func (in *inbody) bodyTaken(int) {
 	c := in.c
-	if c.h1.in == in && c.paused && !c.readingStopped() {
-		c.resume()
+	if c.h1.in == in {
+		c.resumeIfPaused()
 	}
 }
 

@@ -61,6 +61,18 @@ func (c *conn) inboundBytes() int {
 	return n
 }
 
+// resumeIfPaused resumes a paused parse, unless reading has stopped for
+// good; it reports whether it did. (The drain watch's look for requests
+// parked behind MaxOutboundBytes too: serve pauses, and arms the watch,
+// again while the output is over the limit.)
+func (c *conn) resumeIfPaused() bool {
+	if !c.paused || c.closed || c.readingStopped() {
+		return false
+	}
+	c.resume()
+	return true
+}
+
 // resume continues after a pause: parse what is buffered (decrypting
 // first over TLS).
 func (c *conn) resume() {
