@@ -116,6 +116,13 @@ func (c *conn) readsHeldBack() bool {
 // its handler is carried: peerdone_linux.go). A client that leaves
 // meanwhile is still seen: a reset is reported without EPOLLIN, and the
 // write timeout bounds one that stops reading.
+//
+// HTTP/1 only: what an HTTP/1 client sends meanwhile is more requests,
+// which can wait. An HTTP/2 client's frames (RST_STREAM, PING, GOAWAY)
+// and a WebSocket peer's (ping, close) must be read while output waits,
+// and a FIN from either ends the connection, as in net/http's HTTP/2
+// server and gorilla/websocket; so there gnet's close may still drop the
+// output it holds (README, "Known limits").
 func (c *conn) outputHeldFromEOF() bool {
 	return c.proto == protocol(&c.h1) && c.gc.OutboundBuffered() > 0
 }
