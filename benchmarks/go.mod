@@ -14,6 +14,7 @@ require (
 	github.com/lesismal/nbio v1.6.8
 	github.com/panjf2000/gnet/v2 v2.9.7
 	github.com/valyala/fasthttp v1.79.0
+	golang.org/x/exp v0.0.0-20261113113407-e3970619a1a4
 	golang.org/x/net v0.63.0
 	golang.org/x/sys v0.50.0
 	google.golang.org/grpc v1.85.0
