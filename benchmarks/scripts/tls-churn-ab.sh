@@ -15,19 +15,14 @@ set -euo pipefail
 R=$1; OUT=$2; shift 2; specs=("$@"); n=${#specs[@]}
 N=${N:-6000}; P=${PORT:-29443}
 BENCH=$(cd "$(dirname "$0")/.." && pwd)/bin/tlsbench
+. "$(dirname "$0")/tls-churn-lib.sh"
 : > "$OUT"
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
 idle() { awk '/^cpu /{print $5+$6, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
 for r in $(seq 1 "$R"); do
 	for k in $(seq 0 $((n - 1))); do
 		spec=${specs[$(((k + r) % n))]}; name=${spec%%=*}; bin=${spec#*=}
-		case $name in
-		gwist*) GOMAXPROCS=2 "$bin" -addr 127.0.0.1:$((P - 1)) -tls-addr 127.0.0.1:$P >/dev/null 2>&1 & ;;
-		*) GOMAXPROCS=2 "$bin" -addr "" -tls-addr 127.0.0.1:$P >/dev/null 2>&1 & ;;
-		esac
-		pid=$!
-		sleep 0.8
-		"$BENCH" -addr 127.0.0.1:$P -t 8 -n 1000 -nodelay >/dev/null 2>&1
+		start_tls_server "$name" "$bin" "$P"
 		c0=$(cpu $pid); i0=$(idle)
 		res=$(/usr/bin/time -f "%U %S" -o "$OUT.time" "$BENCH" -addr 127.0.0.1:$P -t 8 -n "$N" -nodelay -json 2>&1)
 		c1=$(cpu $pid); i1=$(idle)

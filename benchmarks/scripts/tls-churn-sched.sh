@@ -12,13 +12,8 @@ set -euo pipefail
 spec=$1; name=${spec%%=*}; bin=${spec#*=}; P=${PORT:-29443}
 BIN=$(cd "$(dirname "$0")/.." && pwd)/bin
 WORK=$(mktemp -d); trap 'kill $pid 2>/dev/null || true; rm -rf "$WORK"' EXIT
-case $name in
-gwist*) GOMAXPROCS=2 "$bin" -addr 127.0.0.1:$((P - 1)) -tls-addr 127.0.0.1:$P >/dev/null 2>&1 & ;;
-*) BENCH_TRACE_FILE=$WORK/trace.out GOMAXPROCS=2 "$bin" -addr "" -tls-addr 127.0.0.1:$P >/dev/null 2>&1 & ;;
-esac
-pid=$!
-sleep 0.8
-"$BIN/tlsbench" -addr 127.0.0.1:$P -t 8 -n 1000 -nodelay >/dev/null 2>&1
+. "$(dirname "$0")/tls-churn-lib.sh"
+SERVER_ENV="BENCH_TRACE_FILE=$WORK/trace.out" start_tls_server "$name" "$bin" "$P"
 "$BIN/tlsbench" -addr 127.0.0.1:$P -t 8 -n 5000 -nodelay | grep conn/s &
 load=$!
 sleep 0.7
