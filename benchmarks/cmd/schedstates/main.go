@@ -1,7 +1,8 @@
 // Command schedstates reads a Go execution trace (runtime/trace) of a
 // server under load and says how its 2 Ps were used: how long goroutines
 // were runnable while fewer than GOMAXPROCS ran, which syscalls held a P
-// meanwhile, and, for a gnet event loop, how its goroutine spent the time.
+// meanwhile, and how a gnet event loop's goroutine spent the time (the
+// first loop seen: with several loops, the others are not followed).
 //
 //	schedstates [-procs 2] trace.out
 //
