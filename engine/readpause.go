@@ -121,8 +121,9 @@ func (c *conn) readsHeldBack() bool {
 // which can wait. An HTTP/2 client's frames (RST_STREAM, PING, GOAWAY)
 // and a WebSocket peer's (ping, close) must be read while output waits,
 // and a FIN from either ends the connection, as in net/http's HTTP/2
-// server and gorilla/websocket; so there gnet's close may still drop the
-// output it holds (README, "Known limits").
+// server; so there gnet's close may still drop the output it holds. (A
+// gorilla/websocket echo loop does answer the messages read before a FIN:
+// README, "Known limits", says what gwist loses there.)
 func (c *conn) outputHeldFromEOF() bool {
 	return c.proto == protocol(&c.h1) && c.gc.OutboundBuffered() > 0
 }
