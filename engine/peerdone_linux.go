@@ -43,6 +43,13 @@ import (
 // duplicate too; a FIN read there once more while responses are still with
 // their handlers moves the connection again (carried).
 //
+// A WebSocket over HTTP/1 is carried the same way when the peer's FIN (no
+// close frame) comes while the callbacks still run messages sent before
+// it: the rest of what it sent is parsed and queued, the callbacks' replies
+// go out, then an empty close frame, and the transport ends (wsDriver's
+// peerShut), as a gorilla/websocket echo loop answers every message read
+// before the EOF. OnClose sees 1006.
+//
 // Costs: nothing until a client half-closes with a response in flight on
 // a worker; then a getsockopt, a dup, an epoll_ctl ADD and one MOD.
 
@@ -80,6 +87,14 @@ func (c *conn) outliveReadEOF(err error) bool {
 	if again {
 		c.beginLoopTask()
 		c.finishCallback() // turns reading off again
+		return true
+	}
+	if ws, ok := c.proto.(*wsDriver); ok {
+		c.srv.pipe.peerHalfCloses.Add(1)
+		c.srv.logDebug("the WebSocket peer shut its side with callbacks running: what they write is finished on a duplicate of the socket", c)
+		c.beginLoopTask()
+		ws.peerShut(old)
+		c.finishCallback() // turns reading off
 		return true
 	}
 	c.srv.pipe.peerHalfCloses.Add(1)
@@ -127,6 +142,10 @@ func (c *conn) parseParked(old gnet.Conn) {
 // handshake is still running (its requests may be in what it sent), in a
 // state a new socket can carry on from.
 func (c *conn) owedAfterEOF(err error) bool {
+	if ws, ok := c.proto.(*wsDriver); ok {
+		return (*WSConn)(ws).callbacksOwedAtFIN(c.carried()) && !c.closed && !c.loopHoldsWire &&
+			len(c.out) == 0 && c.gc.OutboundBuffered() == 0 && c.srv.raw != nil && errors.Is(err, io.EOF)
+	}
 	d := &c.h1
 	// Most closes have nothing in flight: that is looked at first.
 	var owed bool
@@ -180,11 +199,17 @@ func peerHalfClosed(fd int) bool {
 type reopened struct{ c *conn }
 
 // onReopen is OnOpen for a socket outliveReadEOF registered: the
-// connection carries on on it. Workers read fd under wmu (direct.go).
+// connection carries on on it. Workers read fd under wmu (direct.go), a
+// WebSocket's writers theirs under its mu (wsdirect.go).
 func (s *Server) onReopen(gc gnet.Conn, c *conn) ([]byte, gnet.Action) {
 	c.wmu.Lock()
 	c.gc, c.fd = gc, gc.Fd()
 	c.wmu.Unlock()
+	if ws, ok := c.proto.(*wsDriver); ok {
+		ws.mu.Lock() // the writers write to ws.fd under it (wsdirect.go)
+		ws.fd = c.fd
+		ws.mu.Unlock()
+	}
 	c.readOff = false // gnet registered the new descriptor for reading
 	gc.SetContext(c)
 	return nil, gnet.None

@@ -21,10 +21,10 @@ package engine
 // The same pause keeps a client's half-close from costing it its last
 // responses where nothing else does. gnet closes a connection as soon as it
 // reads EOF. An HTTP/1 connection on Linux is carried past that EOF onto a
-// duplicate of its socket while responses are in flight
-// (peerdone_linux.go), and then reads nothing more (intentPeerDone); and
-// while gnet holds its output, it does not read (outputHeldFromEOF), for
-// gnet's close would drop that output. A
+// duplicate of its socket while responses are in flight, a WebSocket while
+// callbacks run (peerdone_linux.go), and then reads nothing more
+// (intentPeerDone); and while gnet holds their output, they do not read
+// (outputHeldFromEOF), for gnet's close would drop that output. A
 // connection of another protocol that parses no more input does not read
 // while what is in flight is produced (intentStopReading: a WebSocket
 // waiting to answer its peer's close frame after the callbacks before it);
@@ -107,25 +107,36 @@ func (c *conn) readsHeldBack() bool {
 	return c.paused && !c.readingStopped() || c.awaitingLastResponses()
 }
 
-// outputHeldFromEOF: gnet holds HTTP/1 output it has not written yet. A
-// FIN read now would close the connection, and gnet's close writes only
-// what the socket takes at once: a client that half-closed while reading
-// a large response would lose its tail (net/http sends it all). Reading
-// waits until gnet's buffer drains; gnet turns it on again itself then,
-// and a FIN read after that costs nothing written (what is still with
-// its handler is carried: peerdone_linux.go). A client that leaves
-// meanwhile is still seen: a reset is reported without EPOLLIN, and the
-// write timeout bounds one that stops reading.
+// outputHeldFromEOF: gnet holds HTTP/1 or WebSocket output (holdsReadsForOutput)
+// it has not written yet. A FIN read now would close the connection, and gnet's close
+// writes only what the socket takes at once: a client that half-closed
+// while reading a large response would lose its tail (net/http sends it
+// all), a WebSocket peer the replies to what it sent before its FIN (a
+// gorilla/websocket echo loop writes them all). Reading waits until gnet's
+// buffer drains; gnet turns it on again itself then, and a FIN read after
+// that costs nothing written (what is still with a handler or a callback
+// is carried: peerdone_linux.go). A client that leaves meanwhile is still
+// seen: a reset is reported without EPOLLIN, and the write timeout (a
+// WebSocket's PongTimeout) bounds one that stops reading.
 //
-// HTTP/1 only: what an HTTP/1 client sends meanwhile is more requests,
-// which can wait. An HTTP/2 client's frames (RST_STREAM, PING, GOAWAY)
-// and a WebSocket peer's (ping, close) must be read while output waits,
-// and a FIN from either ends the connection, as in net/http's HTTP/2
-// server; so there gnet's close may still drop the output it holds. (A
-// gorilla/websocket echo loop does answer the messages read before a FIN:
-// README, "Known limits", says what gwist loses there.)
+// A WebSocket peer's ping or close frame waits meanwhile, as it does in a
+// gorilla/websocket loop blocked in a write: its answer would queue behind
+// the output anyway. Only once the peer has sent a data message, though:
+// a peer that sends nothing but pings and does not read the pongs must
+// still be read, to be seen and closed (wsflood.go); one that sent data
+// first is held back by its own receive window instead, until PongTimeout
+// or the write timeout. Not HTTP/2: a client's frames (RST_STREAM, PING,
+// GOAWAY) must be read while output waits, and its FIN ends the
+// connection, as in net/http's HTTP/2 server, so there gnet's close may
+// still drop the output it holds (README, "Known limits").
 func (c *conn) outputHeldFromEOF() bool {
-	return c.proto == protocol(&c.h1) && c.gc.OutboundBuffered() > 0
+	if c.gc.OutboundBuffered() == 0 {
+		return false
+	}
+	if ws, ok := c.proto.(*wsDriver); ok {
+		return (*WSConn)(ws).holdsReadsForOutput()
+	}
+	return c.proto == protocol(&c.h1)
 }
 
 // readResumedByGnet notes, at the start of OnTraffic, that gnet has

@@ -160,6 +160,14 @@ type WSConn struct {
 	owesPong bool
 	openDone bool // counted in Server.wsconns
 	inEnded  bool // HTTP/2: nothing more is read
+	// finalInput: the peer's FIN is behind the input parsed now (peerShut):
+	// its messages are queued past the read queue's bounds, for it is all
+	// there is (and at most MaxInboundBytes).
+	finalInput bool
+	// gotData: the peer has sent a data message. Until it has, reading goes
+	// on while gnet holds output (outputHeldFromEOF), so that a ping flood
+	// is still seen (wsflood.go).
+	gotData bool
 	// The loop's view of the queues, as of its last look under mu (at each
 	// read, and at each queueing): queueFull, the callbacks' queue is at
 	// its bound (only the worker empties it, and then tells the loop,

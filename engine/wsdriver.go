@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"github.com/panjf2000/gnet/v2"
 	"sync"
 
 	"github.com/gwist/gwist/websocket"
@@ -61,7 +62,7 @@ func (ws *WSConn) process() bool {
 	defer ws.dropIdleReader()
 	ws.lookAtQueues()
 	for !ws.readDone() {
-		if ws.queueFull || !ws.payPong() {
+		if ws.queueFull && !ws.finalInput || !ws.payPong() {
 			return false
 		}
 		r := ws.reader()
@@ -77,7 +78,7 @@ func (ws *WSConn) process() bool {
 		if len(in) == 0 {
 			return true
 		}
-		if ws.outputFull() && !r.NextIsControl(in) {
+		if ws.outputFull() && !ws.finalInput && !r.NextIsControl(in) {
 			// The peer does not read what is written to it: what it sends
 			// would only add to that. Its socket's receive window filling
 			// up is its backpressure. Control frames are still taken, so
@@ -139,7 +140,7 @@ func (d *wsDriver) event(ev websocket.Event) {
 		if ws.closing != wsOpen {
 			return // closing: data is no longer delivered
 		}
-		ws.lastData = c.srv.now()
+		ws.lastData, ws.gotData = c.srv.now(), true
 		ws.queueMessage(ev.Opcode, ev.Payload)
 	case websocket.EventPing:
 		if ws.closing == wsOpen {
@@ -188,6 +189,58 @@ func (d *wsDriver) answerAfterCallbacks(echo websocket.CloseCode) bool {
 		ws.c.stopReading()
 	}
 	return true
+}
+
+// callbacksOwedAtFIN: the peer's FIN came while the callbacks still run
+// messages read before it (over HTTP/1; an HTTP/2 stream ends with its
+// connection). again: the connection was carried past a FIN already
+// (peerShut), and gnet, its output drained, read the FIN once more.
+// Loop only.
+func (ws *WSConn) callbacksOwedAtFIN(again bool) bool {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	want := wsOpen
+	if again {
+		want = wsCloseReceived
+	}
+	return ws.h2s == nil && ws.closing == want && ws.running && !ws.writeDone
+}
+
+// holdsReadsForOutput: reading waits while gnet holds this WebSocket's
+// output (outputHeldFromEOF) once its peer has sent data, whose replies
+// are what that output is. Loop only.
+func (ws *WSConn) holdsReadsForOutput() bool { return ws.gotData }
+
+// peerShut: the peer shut its write side (a FIN without a close frame)
+// while the callbacks still ran messages it sent before, and the
+// connection was carried onto a duplicate of its socket
+// (peerdone_linux.go). What it sent and the loop had not parsed yet (the
+// read paused behind the callbacks) is in old, the gnet connection being
+// closed: it is parsed now and queued whole. Then, as for a close frame,
+// the callbacks' replies go out first, an empty close frame after them,
+// and the transport ends; OnClose sees 1006, for no close frame came.
+// Were the callbacks done meanwhile, it ends now. Loop only.
+func (d *wsDriver) peerShut(old gnet.Conn) {
+	ws := (*WSConn)(d)
+	c := ws.c
+	if c.loop != nil && old.InboundBuffered() > 0 {
+		c.intent = intentPeerShut // wireIn: old's buffer
+		c.loop.parked = parkedInput{c: c, from: old}
+		ws.finalInput = true
+		ws.process()
+		ws.finalInput = false
+		c.loop.parked = parkedInput{}
+	}
+	if ws.closing == wsOpen && d.answerAfterCallbacks(0) {
+		ws.queueCloseEvent(wsEvent{kind: wsEvClose, code: websocket.CloseAbnormal, answer: true})
+		c.intent = max(c.intent, intentPeerDone) // carried: a FIN read again moves it again
+		return
+	}
+	if ws.closing == wsOpen {
+		ws.closing = wsCloseDone
+		ws.queueClose(websocket.CloseAbnormal, "")
+	}
+	ws.endTransport()
 }
 
 // fail answers a protocol violation: the close frame with its code, then
