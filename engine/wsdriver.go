@@ -231,16 +231,18 @@ func (d *wsDriver) peerShut(old gnet.Conn) {
 		ws.finalInput = false
 		c.loop.parked = parkedInput{}
 	}
-	if ws.closing == wsOpen && d.answerAfterCallbacks(0) {
+	switch {
+	case ws.closing != wsOpen:
+		// A close frame was in what it sent: that handshake goes on.
+	case d.answerAfterCallbacks(0):
 		ws.queueCloseEvent(wsEvent{kind: wsEvClose, code: websocket.CloseAbnormal, answer: true})
-		c.intent = max(c.intent, intentPeerDone) // carried: a FIN read again moves it again
-		return
-	}
-	if ws.closing == wsOpen {
+	default:
 		ws.closing = wsCloseDone
 		ws.queueClose(websocket.CloseAbnormal, "")
+		ws.endTransport()
+		return
 	}
-	ws.endTransport()
+	c.intent = max(c.intent, intentPeerDone) // carried: a FIN read again moves it again
 }
 
 // fail answers a protocol violation: the close frame with its code, then
