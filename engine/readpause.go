@@ -107,11 +107,11 @@ func (c *conn) readsHeldBack() bool {
 	return c.paused && !c.readingStopped() || c.awaitingLastResponses()
 }
 
-// outputHeldFromEOF: gnet holds HTTP/1 or WebSocket output (holdsReadsForOutput)
-// it has not written yet. A FIN read now would close the connection, and gnet's close
-// writes only what the socket takes at once: a client that half-closed
-// while reading a large response would lose its tail (net/http sends it
-// all), a WebSocket peer the replies to what it sent before its FIN (a
+// outputHeldFromEOF: gnet holds HTTP/1 or WebSocket output
+// (holdsReadsForOutput) it has not written yet. A FIN read now would close
+// the connection, and gnet's close writes only what the socket takes at
+// once: a client that half-closed while reading a large response would
+// lose its tail (net/http sends it all), a WebSocket peer the replies to what it sent before its FIN (a
 // gorilla/websocket echo loop writes them all). Reading waits until gnet's
 // buffer drains; gnet turns it on again itself then, and a FIN read after
 // that costs nothing written (what is still with a handler or a callback
