@@ -9,14 +9,23 @@ import "github.com/panjf2000/gnet/v2"
 // plaintext, encrypted output).
 
 // wireIn is the gnet connection the socket's input is buffered in: c.gc,
-// or, while a half-closed client's parked requests are parsed on a
-// duplicate of its socket (intentPeerShut), the connection gnet is closing
-// (peerdone_linux.go).
+// or, while what a half-closed client sent is parsed for a duplicate of its
+// socket (parseFrom), the connection gnet is closing (peerdone_linux.go).
 func (c *conn) wireIn() gnet.Conn {
 	if c.intent == intentPeerShut && c.loop != nil && c.loop.parked.c == c {
 		return c.loop.parked.from
 	}
 	return c.gc
+}
+
+// parseFrom runs parse with the connection's input read from old, the gnet
+// connection gnet is closing after a half-closed client's FIN, where what
+// it sent and the loop had not parsed yet waits (wireIn). Loop only.
+func (c *conn) parseFrom(old gnet.Conn, parse func()) {
+	c.intent = intentPeerShut
+	c.loop.parked = parkedInput{c: c, from: old}
+	parse()
+	c.loop.parked = parkedInput{}
 }
 
 // input returns the unparsed request bytes. Valid until consume or the end

@@ -28,9 +28,9 @@ type loopState struct {
 	// opened counts OnOpen calls, for the raw accept's failure check
 	// (gnetreach_accept_linux.go).
 	opened uint64
-	// parked is the connection gnet is closing whose input a half-closed
-	// client's parked requests are parsed from (peerdone_linux.go), while
-	// that parse runs; zero otherwise.
+	// parked: while conn.parseFrom runs, the connection gnet is closing,
+	// whose buffer holds what a half-closed client sent and the loop had not
+	// parsed (HTTP/1 requests, WebSocket frames); zero otherwise.
 	parked parkedInput
 }
 

@@ -89,15 +89,14 @@ func (c *conn) outliveReadEOF(err error) bool {
 		c.finishCallback() // turns reading off again
 		return true
 	}
+	c.srv.pipe.peerHalfCloses.Add(1)
 	if ws, ok := c.proto.(*wsDriver); ok {
-		c.srv.pipe.peerHalfCloses.Add(1)
 		c.srv.logDebug("the WebSocket peer shut its side with callbacks running: what they write is finished on a duplicate of the socket", c)
 		c.beginLoopTask()
 		ws.peerShut(old)
 		c.finishCallback() // turns reading off
 		return true
 	}
-	c.srv.pipe.peerHalfCloses.Add(1)
 	c.srv.logDebug("the client shut its side with responses in flight: they are finished on a duplicate of the socket", c)
 	if c.handshaking() {
 		// What it sent is parsed when the handshake is done (advanceTLS).
@@ -126,25 +125,24 @@ func (c *conn) outliveReadEOF(err error) bool {
 // there (wireIn), and answered on the duplicate. What does not fit in
 // flight (MaxPipelined) is dropped with old.
 func (c *conn) parseParked(old gnet.Conn) {
-	c.intent = intentPeerShut
-	c.loop.parked = parkedInput{c: c, from: old}
 	c.beginLoopTask()
-	c.resume()
-	if c.paused && !c.closed { // paused again: MaxPipelined in flight
-		c.srv.logDebug("requests parked beyond MaxPipelined at a half-close are dropped", c)
-	}
-	c.loop.parked = parkedInput{}
+	c.parseFrom(old, func() {
+		c.resume()
+		if c.paused && !c.closed { // paused again: MaxPipelined in flight
+			c.srv.logDebug("requests parked beyond MaxPipelined at a half-close are dropped", c)
+		}
+	})
 	c.parsedAfterPeerShut()
 }
 
 // owedAfterEOF: the connection is an HTTP/1 one with responses still to
 // come from its handlers or requests parked unparsed, or whose TLS
-// handshake is still running (its requests may be in what it sent), in a
-// state a new socket can carry on from.
+// handshake is still running (its requests may be in what it sent), or a
+// WebSocket whose callbacks still run (callbacksOwedAtFIN), in a state a
+// new socket can carry on from (carriable).
 func (c *conn) owedAfterEOF(err error) bool {
 	if ws, ok := c.proto.(*wsDriver); ok {
-		return (*WSConn)(ws).callbacksOwedAtFIN(c.carried()) && !c.closed && !c.loopHoldsWire &&
-			len(c.out) == 0 && c.gc.OutboundBuffered() == 0 && c.srv.raw != nil && errors.Is(err, io.EOF)
+		return (*WSConn)(ws).callbacksOwedAtFIN(c.carried()) && c.carriable(err)
 	}
 	d := &c.h1
 	// Most closes have nothing in flight: that is looked at first.
@@ -161,9 +159,16 @@ func (c *conn) owedAfterEOF(err error) bool {
 		// goes with its connection.
 		owed = c.intent == intentServe && c.handshaking() && c.gc.InboundBuffered() == 0
 	}
-	return owed && c.proto == protocol(d) && !c.closed && !c.shed && !c.loopHoldsWire &&
-		c.phase < phaseFlushing && d.detached == nil && d.in == nil && !d.upgrading &&
-		len(c.out) == 0 && c.gc.OutboundBuffered() == 0 && c.srv.raw != nil && errors.Is(err, io.EOF)
+	return owed && c.proto == protocol(d) && !c.shed && c.phase < phaseFlushing &&
+		d.detached == nil && d.in == nil && !d.upgrading && c.carriable(err)
+}
+
+// carriable: the close is a read's EOF, and a new socket can take over:
+// nothing of ours waits in gnet (its close would drop it) or in c.out, the
+// loop does not hold the wire, and the raw accept's reach registers sockets.
+func (c *conn) carriable(err error) bool {
+	return !c.closed && !c.loopHoldsWire && len(c.out) == 0 && c.gc.OutboundBuffered() == 0 &&
+		c.srv.raw != nil && errors.Is(err, io.EOF)
 }
 
 // carried: the connection was moved past the client's FIN already.

@@ -37,8 +37,8 @@ package engine
 // syncReadPause makes the socket's read interest match the connection's
 // state at the end of a loop callback: off while parsing is paused, while
 // a FIN must not be read yet (awaitingLastResponses), or while gnet holds
-// HTTP/1 output (outputHeldFromEOF); on otherwise (including while input
-// is discarded before a close).
+// HTTP/1 or WebSocket output (outputHeldFromEOF); on otherwise (including
+// while input is discarded before a close).
 func (c *conn) syncReadPause() {
 	if c.closed || c.noReadPause {
 		return
@@ -111,8 +111,9 @@ func (c *conn) readsHeldBack() bool {
 // (holdsReadsForOutput) it has not written yet. A FIN read now would close
 // the connection, and gnet's close writes only what the socket takes at
 // once: a client that half-closed while reading a large response would
-// lose its tail (net/http sends it all), a WebSocket peer the replies to what it sent before its FIN (a
-// gorilla/websocket echo loop writes them all). Reading waits until gnet's
+// lose its tail (net/http sends it all), a WebSocket peer the replies to
+// what it sent before its FIN (a gorilla/websocket echo loop writes them
+// all). Reading waits until gnet's
 // buffer drains; gnet turns it on again itself then, and a FIN read after
 // that costs nothing written (what is still with a handler or a callback
 // is carried: peerdone_linux.go). A client that leaves meanwhile is still

@@ -3,8 +3,9 @@
 package engine
 
 import (
-	"github.com/panjf2000/gnet/v2"
 	"sync"
+
+	"github.com/panjf2000/gnet/v2"
 
 	"github.com/gwist/gwist/websocket"
 )
@@ -224,12 +225,11 @@ func (d *wsDriver) peerShut(old gnet.Conn) {
 	ws := (*WSConn)(d)
 	c := ws.c
 	if c.loop != nil && old.InboundBuffered() > 0 {
-		c.intent = intentPeerShut // wireIn: old's buffer
-		c.loop.parked = parkedInput{c: c, from: old}
-		ws.finalInput = true
-		ws.process()
-		ws.finalInput = false
-		c.loop.parked = parkedInput{}
+		c.parseFrom(old, func() {
+			ws.finalInput = true
+			ws.process()
+			ws.finalInput = false
+		})
 	}
 	switch {
 	case ws.closing != wsOpen:
