@@ -152,16 +152,8 @@ func (c *conn) finishOutput() {
 		defer c.endTLSCallback()
 		defer c.releasePlainIfEmpty()
 	}
-	if len(c.out) > 0 {
-		c.writeWire(c.out)
-		if cap(c.out) > 64<<10 {
-			c.out = nil
-		} else {
-			c.out = c.out[:0]
-		}
-		if c.closed { // a failed write closes the connection synchronously
-			return
-		}
+	if c.writeOut(); c.closed { // a failed write closes the connection synchronously
+		return
 	}
 	// queued() is asked last: a WebSocket's takes its lock, and a
 	// WebSocket is never quiet, so its messages do not pay for it.
@@ -174,6 +166,20 @@ func (c *conn) finishOutput() {
 	if c.phase == phaseWaiting && c.proto.quiet() && !c.proto.queued() {
 		// During a drain the sweep closes it after a grace (drain.go).
 		c.setPhase(phaseIdle, c.config().IdleTimeout)
+	}
+}
+
+// writeOut writes c.out to the wire and empties it (a large one is let go:
+// an output buffer keeps at most 64 KiB between callbacks).
+func (c *conn) writeOut() {
+	if len(c.out) == 0 {
+		return
+	}
+	c.writeWire(c.out)
+	if cap(c.out) > 64<<10 {
+		c.out = nil
+	} else {
+		c.out = c.out[:0]
 	}
 }
 

@@ -79,7 +79,7 @@ func (ws *WSConn) process() bool {
 		if len(in) == 0 {
 			return true
 		}
-		if ws.outputFull() && !ws.finalInput && !r.NextIsControl(in) {
+		if ws.outputFull() && !ws.finalInput && !r.NextIsControl(in) && !ws.writeOutNow() {
 			// The peer does not read what is written to it: what it sends
 			// would only add to that. Its socket's receive window filling
 			// up is its backpressure. Control frames are still taken, so
@@ -103,6 +103,31 @@ func (ws *WSConn) process() bool {
 		return true // a partial frame header: wait for the rest
 	}
 	return true
+}
+
+// writeOutNow writes what the writers queued, over HTTP/1, before the read
+// pauses for it (outputFull), and reports whether the output then has room
+// again. An Inline callback's writes wait in the queue until the loop's
+// callback ends, which is after the next message is parsed; without this,
+// the loop's own echo of the message before paused every read. While the
+// writers hold the socket (wsdirect.go) their queue is theirs to write.
+// Loop only.
+func (ws *WSConn) writeOutNow() bool {
+	c := ws.c
+	if ws.h2s != nil || c.closed {
+		return false
+	}
+	ws.mu.Lock()
+	held := ws.wire == wsWireWriters
+	ws.mu.Unlock()
+	if held {
+		return false
+	}
+	ws.flushOut()
+	if c.writeOut(); c.closed {
+		return false
+	}
+	return !ws.outputFull()
 }
 
 // wsReaderPool holds the frame readers of quiet connections: a Reader

@@ -261,6 +261,7 @@ func (ws *WSConn) startCallbacks(b *batch, first wsEvent, payload []byte) {
 		ws.runCallbacks(nil)
 		ws.mu.Lock()
 		ws.onLoop = false
+		ws.noteQueuesLocked() // they emptied the queue: process reads on
 		ws.mu.Unlock()
 		if ws.h2s != nil && ws.live() {
 			ws.flushOut() // over HTTP/1 the callback's end flushes
