@@ -37,22 +37,30 @@ func main() {
 		fatal(err)
 	}
 	defer f.Close()
-	r, err := trace.NewReader(f)
+	a, err := analyze(f, *procs)
 	if err != nil {
 		fatal(err)
 	}
-	a := newAnalysis(*procs)
+	a.print(os.Stdout)
+}
+
+// analyze reads a whole trace of a process with procs Ps.
+func analyze(in io.Reader, procs int) (*analysis, error) {
+	r, err := trace.NewReader(in)
+	if err != nil {
+		return nil, err
+	}
+	a := newAnalysis(procs)
 	for {
 		ev, err := r.ReadEvent()
 		if err == io.EOF {
-			break
+			return a, nil
 		}
 		if err != nil {
-			fatal(err)
+			return nil, err
 		}
 		a.event(&ev)
 	}
-	a.print(os.Stdout)
 }
 
 // analysis accumulates milliseconds per scheduling situation.
