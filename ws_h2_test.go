@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -30,6 +31,33 @@ type h2wsClient struct {
 	status string
 	ended  bool // the server ended the stream
 	reset  bool
+	// writeMu, when set, serialises the Framer's writes (a test that sends
+	// from one goroutine while another reads; see sendConcurrently), and
+	// guards the send windows; readDelay slows each read.
+	writeMu   *sync.Mutex
+	readDelay time.Duration
+	// With writeMu: send waits for the server's flow-control windows (the
+	// connection's and the stream's), which the reader's WINDOW_UPDATEs
+	// open; without, it sends regardless (a few hundred KB at most).
+	windowOpen         *sync.Cond
+	connWin, streamWin int64
+}
+
+// sendConcurrently lets send run on a goroutine of its own while another
+// reads: writes are serialised, and send keeps within the server's
+// windows.
+func (c *h2wsClient) sendConcurrently() {
+	c.writeMu = new(sync.Mutex)
+	c.windowOpen = sync.NewCond(c.writeMu)
+}
+
+// locked runs f under writeMu, if there is one.
+func (c *h2wsClient) locked(f func()) {
+	if c.writeMu != nil {
+		c.writeMu.Lock()
+		defer c.writeMu.Unlock()
+	}
+	f()
 }
 
 // dialH2WS opens an HTTP/2 connection (TLS with ALPN h2, or h2c by prior
@@ -71,6 +99,10 @@ func dialH2WS(t *testing.T, addr string, useTLS bool, path string) *h2wsClient {
 	if v, ok := sf.Value(xh2.SettingEnableConnectProtocol); !ok || v != 1 {
 		t.Fatal("SETTINGS_ENABLE_CONNECT_PROTOCOL not advertised")
 	}
+	c.connWin, c.streamWin = 65535, 65535
+	if v, ok := sf.Value(xh2.SettingInitialWindowSize); ok {
+		c.streamWin = int64(v)
+	}
 	_ = c.fr.WriteSettingsAck()
 	for _, hf := range [][2]string{{":method", "CONNECT"}, {":protocol", "websocket"}, {":scheme", scheme},
 		{":path", path}, {":authority", addr}, {"sec-websocket-version", "13"}} {
@@ -86,6 +118,7 @@ func dialH2WS(t *testing.T, addr string, useTLS bool, path string) *h2wsClient {
 // readFrame reads one frame and handles it.
 func (c *h2wsClient) readFrame() {
 	c.t.Helper()
+	time.Sleep(c.readDelay)
 	f, err := c.fr.ReadFrame()
 	if err != nil {
 		c.t.Fatalf("reading a frame: %v", err)
@@ -101,17 +134,31 @@ func (c *h2wsClient) readFrame() {
 			c.pend = append(c.pend, f.Data()...)
 			c.ended = c.ended || f.StreamEnded()
 			if n := len(f.Data()); n > 0 {
-				_ = c.fr.WriteWindowUpdate(0, uint32(n))
-				_ = c.fr.WriteWindowUpdate(1, uint32(n))
+				c.locked(func() {
+					_ = c.fr.WriteWindowUpdate(0, uint32(n))
+					_ = c.fr.WriteWindowUpdate(1, uint32(n))
+				})
 			}
 		}
 	case *xh2.RSTStreamFrame:
 		if f.StreamID == 1 {
 			c.reset = true
 		}
+	case *xh2.WindowUpdateFrame:
+		c.locked(func() {
+			switch f.StreamID {
+			case 0:
+				c.connWin += int64(f.Increment)
+			case 1:
+				c.streamWin += int64(f.Increment)
+			}
+			if c.windowOpen != nil {
+				c.windowOpen.Broadcast()
+			}
+		})
 	case *xh2.PingFrame:
 		if !f.IsAck() {
-			_ = c.fr.WritePing(true, f.Data)
+			c.locked(func() { _ = c.fr.WritePing(true, f.Data) })
 		}
 	case *xh2.GoAwayFrame:
 		c.t.Fatalf("GOAWAY %v", f.ErrCode)
@@ -123,8 +170,18 @@ func (c *h2wsClient) send(op websocket.Opcode, payload []byte) {
 	b := websocket.AppendMaskedFrame(nil, op, true, payload, testMask)
 	for len(b) > 0 { // within the server's max frame size
 		n := min(len(b), 16<<10)
-		if err := c.fr.WriteData(1, false, b[:n]); err != nil {
-			c.t.Fatal(err)
+		var err error
+		c.locked(func() {
+			for c.windowOpen != nil && min(c.connWin, c.streamWin) < int64(n) {
+				c.windowOpen.Wait()
+			}
+			c.connWin -= int64(n)
+			c.streamWin -= int64(n)
+			err = c.fr.WriteData(1, false, b[:n])
+		})
+		if err != nil {
+			c.t.Error(err) // not Fatal: send may run on a goroutine of its own
+			return
 		}
 		b = b[n:]
 	}

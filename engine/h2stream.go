@@ -495,8 +495,16 @@ func (s *h2Stream) pump() {
 		s.pendDrained()
 	}
 	s.mu.Unlock()
-	if s.ws != nil {
-		s.ws.noteBacklog()
+	if ws := s.ws; ws != nil {
+		ws.noteBacklog()
+		if ws.paused && len(s.pend) == 0 && ws.live() {
+			// Read on: the peer's WINDOW_UPDATE let the output go, and
+			// nothing else would bring a read paused for it back before
+			// the sweep. paused is cleared first: process's own writes
+			// pump, and must not come back here.
+			ws.paused = false
+			ws.paused = !ws.process()
+		}
 	}
 	select {
 	case s.room <- struct{}{}:

@@ -553,6 +553,18 @@ func (ws *WSConn) noteBacklog() {
 	if ws.c.closed {
 		return
 	}
+	if ob := ws.storeBacklog(); ob < int64(ws.cfg.MaxQueued) {
+		ws.mu.Lock()
+		if ws.wake != nil && int64(ws.queuedLen)+ob < int64(ws.cfg.MaxQueued) {
+			ws.wakeWriters()
+		}
+		ws.mu.Unlock()
+	}
+}
+
+// storeBacklog sets backlog to what the transport holds now and returns
+// it. Loop only.
+func (ws *WSConn) storeBacklog() int64 {
 	var ob int64
 	if s := ws.h2s; s != nil {
 		ob = int64(len(s.pend))
@@ -564,13 +576,7 @@ func (ws *WSConn) noteBacklog() {
 		// and a store takes its line from their core.
 		ws.backlog.Store(ob)
 	}
-	if ob < int64(ws.cfg.MaxQueued) {
-		ws.mu.Lock()
-		if ws.wake != nil && int64(ws.queuedLen)+ob < int64(ws.cfg.MaxQueued) {
-			ws.wakeWriters()
-		}
-		ws.mu.Unlock()
-	}
+	return ob
 }
 
 // wsBufPool holds the write buffers of connections that have output in

@@ -62,6 +62,7 @@ func (ws *WSConn) process() bool {
 	d := (*wsDriver)(ws)
 	defer ws.dropIdleReader()
 	ws.lookAtQueues()
+	inline := !ws.onWorkers()
 	for !ws.readDone() {
 		if ws.queueFull && !ws.finalInput || !ws.payPong() {
 			return false
@@ -79,12 +80,15 @@ func (ws *WSConn) process() bool {
 		if len(in) == 0 {
 			return true
 		}
-		if ws.outputFull() && !ws.finalInput && !r.NextIsControl(in) && !ws.writeOutNow() {
+		if ws.outputFull(inline) && !ws.finalInput && !r.NextIsControl(in) && !ws.writeOutNow(inline) {
 			// The peer does not read what is written to it: what it sends
 			// would only add to that. Its socket's receive window filling
 			// up is its backpressure. Control frames are still taken, so
 			// that a ping flood is seen (wsflood.go).
 			return false
+		}
+		if inline {
+			ws.storeBacklog() // what the callback's writes will see (hasRoom)
 		}
 		n := r.Feed(in)
 		if n > 0 {
@@ -112,7 +116,7 @@ func (ws *WSConn) process() bool {
 // the loop's own echo of the message before paused every read. While the
 // writers hold the socket (wsdirect.go) their queue is theirs to write.
 // Loop only.
-func (ws *WSConn) writeOutNow() bool {
+func (ws *WSConn) writeOutNow(inline bool) bool {
 	c := ws.c
 	if ws.h2s != nil || c.closed {
 		return false
@@ -127,7 +131,7 @@ func (ws *WSConn) writeOutNow() bool {
 	if c.writeOut(); c.closed {
 		return false
 	}
-	return !ws.outputFull()
+	return !ws.outputFull(inline)
 }
 
 // wsReaderPool holds the frame readers of quiet connections: a Reader

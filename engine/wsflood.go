@@ -106,10 +106,26 @@ func (ws *WSConn) outputBacklog() int {
 // blocks (or TryWriteMessage fails) when its message does not fit under
 // MaxQueued, which leaves the output anywhere above the cap less one
 // message; half the cap is where the peer is clearly not keeping up and
-// its data is no longer read. The writers' queue is taken as the loop last
-// saw it (writersQueued: at this read, or at its last message). Loop only.
-func (ws *WSConn) outputFull() bool {
-	return ws.transportBacklog()+ws.writersQueued >= ws.cfg.MaxQueued/2
+// its data is no longer read. On an Inline server any output waiting for
+// the peer (in gnet's buffer, or for the stream's window) counts: its
+// callbacks cannot wait for room (WriteMessage fails with ErrSlowClient),
+// so a message goes to one only while the peer has taken what was sent,
+// and a reply up to the cap fits (hasRoom) unless the same read's earlier
+// replies, still in the writers' queue, fill it. The writers' queue is
+// taken as the loop last saw it (writersQueued: at this read, or at its
+// last message). Loop only.
+func (ws *WSConn) outputFull(inline bool) bool {
+	waiting := ws.transportBacklog() + ws.writersQueued
+	return waiting >= ws.cfg.MaxQueued/2 || inline && ws.peerBehind()
+}
+
+// peerBehind: output written for the peer waits for it (the writers' cap
+// counts it: backlog). Loop only.
+func (ws *WSConn) peerBehind() bool {
+	if s := ws.h2s; s != nil {
+		return len(s.pend) > 0
+	}
+	return ws.c.gc.OutboundBuffered() > 0
 }
 
 // pongFits: a pong of n payload bytes fits under WSConfig.MaxQueued, as a
