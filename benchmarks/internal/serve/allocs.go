@@ -2,7 +2,6 @@ package serve
 
 import (
 	"os"
-	"os/signal"
 	"runtime/pprof"
 	"syscall"
 )
@@ -16,19 +15,7 @@ import (
 const AllocsFileEnv = "BENCH_ALLOCS_FILE"
 
 func init() {
-	path := os.Getenv(AllocsFileEnv)
-	if path == "" {
-		return
-	}
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGUSR2)
-	go func() {
-		for range ch {
-			if err := writeAllocs(path); err != nil {
-				Fatal("allocs profile", err)
-			}
-		}
-	}()
+	writeOnSignal(AllocsFileEnv, syscall.SIGUSR2, "allocs profile", writeAllocs)
 }
 
 // writeAllocs writes the allocs profile to path.

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"os"
-	"os/signal"
 	"runtime/trace"
 	"syscall"
 	"time"
@@ -15,19 +14,7 @@ import (
 const TraceFileEnv = "BENCH_TRACE_FILE"
 
 func init() {
-	path := os.Getenv(TraceFileEnv)
-	if path == "" {
-		return
-	}
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGUSR1)
-	go func() {
-		for range ch {
-			if err := traceFor(path, time.Second); err != nil {
-				Fatal("trace", err)
-			}
-		}
-	}()
+	writeOnSignal(TraceFileEnv, syscall.SIGUSR1, "trace", func(path string) error { return traceFor(path, time.Second) })
 }
 
 // traceFor writes an execution trace of d to path.
