@@ -361,9 +361,7 @@ func (d *h2Driver) tick(now int64) {
 		if ws := s.ws; ws != nil && s.sent != sentCut {
 			ws.retryCallbacks()
 			ws.keepalive(now)
-			if ws.paused && ws.live() && !ws.isGone {
-				ws.paused = !ws.process() // the peer may have read meanwhile
-			}
+			ws.readOnH2() // the peer may have read meanwhile
 		}
 	}
 	d.output()

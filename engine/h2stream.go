@@ -497,13 +497,10 @@ func (s *h2Stream) pump() {
 	s.mu.Unlock()
 	if ws := s.ws; ws != nil {
 		ws.noteBacklog()
-		if ws.paused && len(s.pend) == 0 && ws.live() {
-			// Read on: the peer's WINDOW_UPDATE let the output go, and
-			// nothing else would bring a read paused for it back before
-			// the sweep. paused is cleared first: process's own writes
-			// pump, and must not come back here.
-			ws.paused = false
-			ws.paused = !ws.process()
+		if len(s.pend) == 0 {
+			// The peer's WINDOW_UPDATE let the output go: nothing else
+			// would bring a read paused for it back before the sweep.
+			ws.readOnH2()
 		}
 	}
 	select {

@@ -87,9 +87,6 @@ func (ws *WSConn) process() bool {
 			// that a ping flood is seen (wsflood.go).
 			return false
 		}
-		if inline {
-			ws.storeBacklog() // what the callback's writes will see (hasRoom)
-		}
 		n := r.Feed(in)
 		if n > 0 {
 			ws.consume(n)

@@ -464,7 +464,7 @@ func (r *wsResume) Run(context.Context) error {
 			return nil
 		}
 		c.beginLoopTask()
-		ws.paused = !ws.process()
+		ws.readOnH2()
 		s.d.output()
 		c.finishCallback()
 		return nil

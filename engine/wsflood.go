@@ -107,25 +107,19 @@ func (ws *WSConn) outputBacklog() int {
 // MaxQueued, which leaves the output anywhere above the cap less one
 // message; half the cap is where the peer is clearly not keeping up and
 // its data is no longer read. On an Inline server any output waiting for
-// the peer (in gnet's buffer, or for the stream's window) counts: its
-// callbacks cannot wait for room (WriteMessage fails with ErrSlowClient),
-// so a message goes to one only while the peer has taken what was sent,
-// and a reply up to the cap fits (hasRoom) unless the same read's earlier
-// replies, still in the writers' queue, fill it. The writers' queue is
-// taken as the loop last saw it (writersQueued: at this read, or at its
-// last message). Loop only.
+// the peer (backlog: in gnet's buffer, or for the stream's window) counts:
+// its callbacks cannot wait for room (WriteMessage fails with
+// ErrSlowClient), so a message goes to one only while the peer has taken
+// what was sent, and a reply up to the cap fits (hasRoom) unless the same
+// read's earlier replies, still in the writers' queue, fill it; the
+// backlog is stored as it is looked at, so that the callback's writes
+// see it too. The writers' queue is taken as the loop last saw it
+// (writersQueued: at this read, or at its last message). Loop only.
 func (ws *WSConn) outputFull(inline bool) bool {
-	waiting := ws.transportBacklog() + ws.writersQueued
-	return waiting >= ws.cfg.MaxQueued/2 || inline && ws.peerBehind()
-}
-
-// peerBehind: output written for the peer waits for it (the writers' cap
-// counts it: backlog). Loop only.
-func (ws *WSConn) peerBehind() bool {
-	if s := ws.h2s; s != nil {
-		return len(s.pend) > 0
+	if inline && ws.storeBacklog() > 0 {
+		return true
 	}
-	return ws.c.gc.OutboundBuffered() > 0
+	return ws.transportBacklog()+ws.writersQueued >= ws.cfg.MaxQueued/2
 }
 
 // pongFits: a pong of n payload bytes fits under WSConfig.MaxQueued, as a

@@ -82,6 +82,17 @@ func (s *h2Stream) onWSData(data []byte, end bool) {
 	}
 }
 
+// readOnH2 resumes a paused read of a WebSocket over HTTP/2: its callbacks
+// caught up (wsResume), the stream's output went (h2Stream.pump), or the
+// sweep looks again. paused is cleared first: process's own writes pump
+// the stream, which must not start it again from within. Loop only.
+func (ws *WSConn) readOnH2() {
+	if ws.paused && ws.live() {
+		ws.paused = false
+		ws.paused = !ws.process()
+	}
+}
+
 // wsGone runs when the stream is freed or reset. Loop only.
 func (s *h2Stream) wsGone() {
 	if s.ws != nil && !s.ws.isGone {
