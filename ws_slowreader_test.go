@@ -38,7 +38,7 @@ func TestWebSocketSlowReaderNotPacedBySweep(t *testing.T) {
 // whole and in order, and no reply may fail to be queued (an Inline
 // callback's WriteMessage fails where a worker's would wait).
 func slowReaderEchoes(t *testing.T, inline, late bool) {
-	const messages, size = 32, 256 << 10
+	const messages = 32
 	var mu sync.Mutex
 	var writeErrs []error
 	app := gwist.New(gwist.WithLogger(discardLogger()), gwist.WithInline(inline))
@@ -56,7 +56,7 @@ func slowReaderEchoes(t *testing.T, inline, late bool) {
 		t.Fatalf("handshake: %d", resp.StatusCode)
 	}
 	c.BR = bufio.NewReaderSize(slowReader{c.BR}, 16<<10)
-	msg := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, size) }
+	msg := echoPayload
 	sent := make(chan struct{})
 	go func() {
 		defer close(sent)
@@ -80,14 +80,24 @@ func slowReaderEchoes(t *testing.T, inline, late bool) {
 	}
 	took := time.Since(start)
 	<-sent
-	t.Logf("%d echoes of %d KiB in %v", messages, size>>10, took)
-	if limit := messages * 250 * time.Millisecond / 2; took > limit {
-		t.Fatalf("%d echoes took %v (over %v): paced by the sweep, not by the reader", messages, took, limit)
-	}
+	notPacedBySweep(t, messages, took)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(writeErrs) > 0 {
 		t.Fatalf("the server's replies failed: %v", writeErrs)
+	}
+}
+
+// echoPayload is message i of these tests: 256 KiB of one letter.
+func echoPayload(i int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, 256<<10) }
+
+// notPacedBySweep fails if n echoes took half as long as one per sweep
+// (250 ms) would.
+func notPacedBySweep(t *testing.T, n int, took time.Duration) {
+	t.Helper()
+	t.Logf("%d echoes of 256 KiB in %v", n, took)
+	if limit := time.Duration(n) * 250 * time.Millisecond / 2; took > limit {
+		t.Fatalf("%d echoes took %v (over %v): paced by the sweep, not by the reader", n, took, limit)
 	}
 }
 
@@ -110,14 +120,14 @@ func (s slowReader) Read(p []byte) (int, error) {
 // route ignores it, and the echo is missing).
 func TestWebSocketHTTP2SlowReaderNotPacedBySweep(t *testing.T) {
 	forBothModes(t, func(t *testing.T, inline bool) {
-		const messages, size = 32, 256 << 10
+		const messages = 32
 		_, addr, _ := startWSApp(t, gwist.WSConfig{}, gwist.WithInline(inline), gwist.WithHTTP2(true))
 		c := dialH2WS(t, addr, false, "/ws")
 		if c.status != "200" {
 			t.Fatalf("extended CONNECT: %s", c.status)
 		}
 		c.sendConcurrently()
-		msg := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i%26)}, size) }
+		msg := echoPayload
 		sent := make(chan struct{})
 		go func() {
 			defer close(sent)
@@ -140,9 +150,6 @@ func TestWebSocketHTTP2SlowReaderNotPacedBySweep(t *testing.T) {
 		}
 		took := time.Since(start)
 		<-sent
-		t.Logf("%d echoes of %d KiB in %v", messages, size>>10, took)
-		if limit := messages * 250 * time.Millisecond / 2; took > limit {
-			t.Fatalf("%d echoes took %v (over %v): paced by the sweep, not by the reader", messages, took, limit)
-		}
+		notPacedBySweep(t, messages, took)
 	})
 }
