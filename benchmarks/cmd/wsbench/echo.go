@@ -26,8 +26,9 @@ type echoStats struct {
 	badEchos int64
 }
 
-// runEcho keeps every connection sending one masked text message of
-// c.size bytes and waiting for its echo, over c.workers epoll loops.
+// runEcho keeps every connection sending c.burst masked text messages of
+// c.size bytes in one write and waiting for their echoes (a round trip),
+// over c.workers epoll loops.
 func runEcho(c config) (parse.WSBench, error) {
 	res := parse.WSBench{Mode: "echo", Addr: c.addr, Path: c.path, Requested: c.n}
 	d, err := openConns(c, c.n)
@@ -55,12 +56,15 @@ func runEcho(c config) (parse.WSBench, error) {
 				l.drop(lc)
 				return
 			}
+			if lc.awaited--; lc.awaited > 0 {
+				return
+			}
 			if p == phaseMeasure {
 				s.rts++
 				s.lat = append(s.lat, at-lc.sentAt)
 			}
 			if p != phaseStop {
-				lc.sentAt = now()
+				lc.sentAt, lc.awaited = now(), c.burst
 				l.write(lc, lc.frame)
 			}
 		})
@@ -69,14 +73,16 @@ func runEcho(c config) (parse.WSBench, error) {
 		}
 		defer l.close()
 		for _, lc := range l.conns {
-			lc.frame = wsclient.AppendMasked(nil, wsclient.OpText, payload, [4]byte{byte(lc.fd), 0x5a, 0xa5, byte(lc.fd >> 8)})
+			for range c.burst {
+				lc.frame = wsclient.AppendMasked(lc.frame, wsclient.OpText, payload, [4]byte{byte(lc.fd), 0x5a, 0xa5, byte(lc.fd >> 8)})
+			}
 		}
 		loops = append(loops, l)
 	}
 	var wg sync.WaitGroup
 	for _, l := range loops {
 		for _, lc := range l.conns {
-			lc.sentAt = now()
+			lc.sentAt, lc.awaited = now(), c.burst
 			l.write(lc, lc.frame)
 		}
 		wg.Go(l.run)

@@ -17,11 +17,12 @@ func now() time.Duration { return time.Since(epoch) }
 // loopConn is a connection driven by a loop.
 type loopConn struct {
 	*wsConn
-	msgLen int           // bytes of the message being received so far
-	sentAt time.Duration // echo: when the message in flight was sent
-	frame  []byte        // echo: the masked frame it sends, built once
-	got    int           // broadcast: messages received
-	dead   bool
+	msgLen  int           // bytes of the message being received so far
+	sentAt  time.Duration // echo: when the burst in flight was sent
+	frame   []byte        // echo: the masked frames it sends, built once
+	awaited int           // echo: echoes of the burst in flight not yet received
+	got     int           // broadcast: messages received
+	dead    bool
 }
 
 // loop is one epoll loop (one goroutine) driving its share of the

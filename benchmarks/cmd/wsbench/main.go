@@ -4,13 +4,16 @@
 //
 //	wsbench -mode idle -addr 127.0.0.1:8080 -n 19000 -pid PID
 //	wsbench -mode echo -addr 127.0.0.1:8080 -c 1000 -d 10s -size 16 -pid PID
+//	wsbench -mode echo -addr 127.0.0.1:8080 -c 64 -burst 8 -pid PID
 //	wsbench -mode broadcast -addr 127.0.0.1:8080 -n 10000 -size 1024 -rounds 5
 //
 // idle opens N connections to -path (default /ws) and holds them without a
 // goroutine each, reads the server's VmRSS (-pid) before and after, then
 // checks that a sample is alive with one echo. echo keeps -c connections
 // each sending a -size byte masked text message and waiting for its echo,
-// and reports round trips per second, latency and CPU per round trip.
+// and reports round trips per second, latency and CPU per round trip; with
+// -burst B each round trip is B messages sent in one write and their B
+// echoes (a pipelining client: the server reads several messages at once).
 // broadcast subscribes N connections to /ws/sub, then POSTs
 // /broadcast?bytes=SIZE -rounds times and reports the time from the POST to
 // the last subscriber's delivery. Connections are spread over -sources
@@ -36,6 +39,7 @@ type config struct {
 	n, parallel      int
 	sources          int
 	size             int
+	burst            int
 	dur, warm        time.Duration
 	rounds           int
 	workers          int
@@ -56,6 +60,7 @@ func main() {
 	flag.IntVar(&c.parallel, "dial", 64, "connections being opened at once")
 	flag.IntVar(&c.sources, "sources", 0, "source addresses to spread connections over (0: enough for the ephemeral range)")
 	flag.IntVar(&c.size, "size", 0, "message bytes (default: echo 16, broadcast 1024)")
+	flag.IntVar(&c.burst, "burst", 1, "echo: messages sent in one write per round trip")
 	flag.DurationVar(&c.dur, "d", 10*time.Second, "echo: measured duration")
 	flag.DurationVar(&c.warm, "warmup", 2*time.Second, "echo: unmeasured run before -d")
 	flag.IntVar(&c.rounds, "rounds", 5, "broadcast: measured broadcasts (after one warm-up)")
@@ -104,6 +109,7 @@ func defaults(c *config) error {
 		}
 	}
 	c.workers = max(1, c.workers)
+	c.burst = max(1, c.burst)
 	var r syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err == nil && uint64(c.n+c.parallel+64) > r.Cur {
 		return fmt.Errorf("-n %d needs about %d file descriptors, RLIMIT_NOFILE is %d (hard %d): "+

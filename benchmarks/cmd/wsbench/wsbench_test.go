@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +14,9 @@ import (
 
 	"github.com/gwist/gwist/benchmarks/internal/serve"
 )
+
+// echoed counts the messages the test servers echoed.
+var echoed atomic.Int64
 
 // testServer serves /ws (echo, or upgrade and hang up when hangUp is set),
 // /ws/sub and POST /broadcast with gorilla/websocket, in this process.
@@ -36,6 +40,7 @@ func testServer(t *testing.T, hangUp bool) string {
 			if err != nil || c.WriteMessage(mt, m) != nil {
 				return
 			}
+			echoed.Add(1)
 		}
 	})
 	mux.HandleFunc(serve.WSSubPath, func(w http.ResponseWriter, r *http.Request) {
@@ -128,6 +133,23 @@ func TestEchoCountsRoundTrips(t *testing.T) {
 	}
 	if res.Open != 20 || res.RoundTrips < 100 || res.Latency.P50 <= 0 || res.ClientCPUPerRT <= 0 || res.ErrorCount() != 0 {
 		t.Fatalf("open %d round trips %d p50 %v client µs %v errors %v", res.Open, res.RoundTrips, res.Latency.P50, res.ClientCPUPerRT, res.Errors)
+	}
+}
+
+// With -burst a round trip is a burst's echoes, all of them: at most a
+// quarter of the messages echoed count with a burst of 4 (the warm-up's
+// are echoed too), and nothing is dropped.
+func TestEchoBurstCountsBursts(t *testing.T) {
+	c := testConfig("echo", testServer(t, false), 20)
+	c.burst = 4
+	before := echoed.Load()
+	res, err := run(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := echoed.Load() - before
+	if res.Open != 20 || res.RoundTrips < 50 || 4*res.RoundTrips > n || res.Latency.P50 <= 0 || res.ErrorCount() != 0 {
+		t.Fatalf("open %d round trips %d (messages echoed %d) p50 %v errors %v", res.Open, res.RoundTrips, n, res.Latency.P50, res.Errors)
 	}
 }
 
