@@ -44,7 +44,9 @@ func (ws *WSConn) RemoteAddr() net.Addr { return ws.c.RemoteAddr() }
 // UTF-8, or BinaryMessage). The message is framed at once and the event
 // loop writes it. While more than WSConfig.MaxQueued bytes wait for the
 // peer it blocks until they drain or the connection ends (an Inline App's
-// callbacks run on the loop: there it fails with ErrSlowClient instead).
+// callbacks run on the loop: there the loop first writes out what earlier
+// callbacks queued, and it fails with ErrSlowClient if the socket does
+// not take enough of it, instead of blocking).
 // It fails with ErrWSClosed once a close frame was queued or the
 // connection is gone.
 func (ws *WSConn) WriteMessage(op Opcode, data []byte) error {

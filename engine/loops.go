@@ -17,6 +17,8 @@ type loopState struct {
 	// g is the loop's goroutine, for the loop-only checks of test builds
 	// (loopcheck_on.go).
 	g loopGoroutine
+	// gid is the loop's goroutine id, 0 until goroutineID is first asked.
+	gid uint64
 	// held is what the loop's connections held at its last sweep
 	// (memrelease.go); read by the tick.
 	held  atomic.Int64
@@ -39,6 +41,15 @@ type loopState struct {
 type parkedInput struct {
 	c    *conn
 	from gnet.Conn
+}
+
+// goroutineID is the id of the loop's goroutine (gnet runs each loop on
+// one), read from the stack once per loop. Loop only.
+func (l *loopState) goroutineID() uint64 {
+	if l.gid == 0 {
+		l.gid = curGoroutineID()
+	}
+	return l.gid
 }
 
 func (l *loopState) add(c *conn) {

@@ -233,6 +233,10 @@ type WSConn struct {
 	deflate     *websocket.DeflateParams
 	h2in        []byte // HTTP/2: received bytes not yet fed to r (loop only)
 	pongOwed    []byte // loop only
+	// loopG is the loop's goroutine (loopState.goroutineID), known once an
+	// Inline callback has run; under mu. It tells that callback's writes
+	// from other goroutines' (makeRoomOnLoop).
+	loopG uint64
 }
 
 // wsClosing is how far a WebSocket's close handshake (RFC 6455 section
@@ -282,8 +286,9 @@ func (ws *WSConn) blocks() bool { return ws.nc != nil || !ws.c.config().Inline }
 // valid UTF-8, or websocket.OpBinary). The message is framed at once and
 // the event loop writes it. While more than WSConfig.MaxQueued bytes wait
 // for the peer it blocks until they drain or the connection ends (on an
-// Inline server, whose callbacks run on the loop, it fails with
-// ErrSlowClient instead). It fails with ErrWSClosed once a close frame
+// Inline server, whose callbacks run on the loop, the loop writes out
+// what was queued before (makeRoomOnLoop) and it fails with ErrSlowClient
+// if that leaves no room). It fails with ErrWSClosed once a close frame
 // was queued or the connection is gone.
 func (ws *WSConn) WriteMessage(op websocket.Opcode, data []byte) error {
 	return ws.write(op, data, true)
@@ -315,6 +320,9 @@ func (ws *WSConn) write(op websocket.Opcode, data []byte, wait bool) error {
 		}
 		if ws.hasRoom(len(data)) {
 			break
+		}
+		if ws.makeRoomOnLoop() {
+			continue
 		}
 		if !wait || !ws.blocks() {
 			return ErrSlowClient
@@ -356,6 +364,34 @@ func (ws *WSConn) write(op websocket.Opcode, data []byte, wait bool) error {
 	ws.queuedLen += len(ws.buf) - n
 	ws.schedule()
 	return nil
+}
+
+// makeRoomOnLoop: an Inline callback cannot wait for room, but running on
+// the loop it can make some. The replies before its own, still in the
+// writers' queue (several messages of one read answered one after the
+// other), are written to the socket now; then the room is looked at again.
+// Without it, a reply that did not fit beside them failed with
+// ErrSlowClient although the peer was reading. What the socket does not
+// take stays in gnet's buffer and counts (backlog), as any output does.
+// It reports whether it wrote; not for any goroutine but the loop's, and
+// only while the loop runs the callbacks. Called with mu held, which it
+// lets go meanwhile.
+func (ws *WSConn) makeRoomOnLoop() bool {
+	if !ws.onLoop || ws.queuedLen == 0 || ws.wire != wsWireLoop || ws.isGone ||
+		ws.loopG == 0 || curGoroutineID() != ws.loopG {
+		return false
+	}
+	ws.mu.Unlock()
+	defer ws.mu.Lock()
+	c := ws.c
+	ws.flushOut()
+	if ws.h2s == nil {
+		c.writeOut()
+	}
+	if !c.closed {
+		ws.storeBacklog()
+	}
+	return true
 }
 
 // hasRoom: n more bytes fit under MaxQueued (a message bigger than the

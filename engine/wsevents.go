@@ -257,6 +257,9 @@ func (ws *WSConn) startCallbacks(b *batch, first wsEvent, payload []byte) {
 	if !ws.onWorkers() {
 		ws.mu.Lock()
 		ws.onLoop = true
+		if ws.loopG == 0 && c.loop != nil {
+			ws.loopG = c.loop.goroutineID()
+		}
 		ws.mu.Unlock()
 		ws.runCallbacks(nil)
 		ws.mu.Lock()

@@ -110,10 +110,10 @@ func (ws *WSConn) outputBacklog() int {
 // the peer (backlog: in gnet's buffer, or for the stream's window) counts:
 // its callbacks cannot wait for room (WriteMessage fails with
 // ErrSlowClient), so a message goes to one only while the peer has taken
-// what was sent, and a reply up to the cap fits (hasRoom) unless the same
-// read's earlier replies, still in the writers' queue, fill it; the
-// backlog is stored as it is looked at, so that the callback's writes
-// see it too. The writers' queue is taken as the loop last saw it
+// what was sent, and a reply up to the cap fits (hasRoom; the same read's
+// earlier replies, still in the writers' queue, are written out to make
+// room for it: makeRoomOnLoop); the backlog is stored as it is looked at,
+// so that the callback's writes see it too. The writers' queue is taken as the loop last saw it
 // (writersQueued: at this read, or at its last message). Loop only.
 func (ws *WSConn) outputFull(inline bool) bool {
 	if inline && ws.storeBacklog() > 0 {
