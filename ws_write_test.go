@@ -178,7 +178,19 @@ func TestWebSocketSmallWritesFillTheSocket(t *testing.T) {
 	}))
 	c := dialWS(t, startApp(t, app), "/ws")
 	c.SendFrame(websocket.OpText, true, []byte("go"))
-	time.Sleep(300 * time.Millisecond) // the socket fills before the peer reads
+	// The peer reads once the socket is full: the worker's direct writes
+	// stop (it waits for room) before all n went. A fixed sleep was too
+	// short under -race on a loaded machine, where the worker wrote slower
+	// than the client began to read.
+	directWrites := func() uint64 { return app.Stats().Backpressure.WSDirectWrites }
+	for last, deadline := uint64(0), time.Now().Add(10*time.Second); time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		got := directWrites()
+		if got == last && got > 0 || got >= n {
+			break
+		}
+		last = got
+	}
 	want := make([]byte, size)
 	for i := range n {
 		copy(want, fmt.Sprintf("%08d", i))
@@ -187,7 +199,7 @@ func TestWebSocketSmallWritesFillTheSocket(t *testing.T) {
 	if err := <-wrote; err != nil {
 		t.Fatal(err)
 	}
-	got := app.Stats().Backpressure.WSDirectWrites
+	got := directWrites()
 	t.Logf("%d of %d messages written by the worker itself", got, n)
 	if got == 0 || got >= n {
 		t.Fatalf("%d of %d messages written by the worker itself; want some, and the rest by the loop", got, n)
