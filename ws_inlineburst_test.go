@@ -136,3 +136,56 @@ func TestWebSocketInlineRoomOnlyOnTheLoop(t *testing.T) {
 	c.SendFrame(websocket.OpText, true, []byte("still here"))
 	c.ExpectMessage(websocket.OpText, "still here")
 }
+
+// The same with the default MaxQueued (256 KiB) and small requests whose
+// replies are large (a client asking for chunks of 100 and 200 KiB, eight
+// requests in one write): one read holds all eight, and their 1.2 MB of
+// replies must all arrive. Before the fix the second reply failed on an
+// Inline server: the first (under half the cap, so not yet written out)
+// and it did not fit under the cap together.
+func TestWebSocketLargeRepliesToRequestsInOneRead(t *testing.T) {
+	const requests = 8
+	reply := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i)}, []int{100 << 10, 200 << 10}[i%2]) }
+	forBothModes(t, func(t *testing.T, inline bool) {
+		failed := make(chan error, requests)
+		app := gwist.New(gwist.WithLogger(discardLogger()), gwist.WithInline(inline))
+		app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{OnMessage: func(ws *gwist.WSConn, _ gwist.Opcode, data []byte) {
+			if err := ws.WriteMessage(websocket.OpBinary, reply(int(data[0]-'0'))); err != nil {
+				failed <- err
+			}
+		}}))
+		addr := startApp(t, app)
+		tc := testkit.Dial(t, addr)
+		c, resp := wsHandshake(t, tc, addr, "/ws")
+		if resp.StatusCode != 101 {
+			t.Fatalf("handshake: %d", resp.StatusCode)
+		}
+		var burst []byte
+		for i := range requests {
+			burst = websocket.AppendMaskedFrame(burst, websocket.OpText, true, []byte{byte('0' + i)}, testMask)
+		}
+		_ = tc.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := tc.Write(burst); err != nil {
+			t.Fatal(err)
+		}
+		for i := range requests {
+			ev, err := c.Next()
+			if err != nil {
+				t.Fatalf("reply %d: %v", i, err)
+			}
+			if !bytes.Equal(ev.Payload, reply(i)) {
+				select {
+				case err := <-failed:
+					t.Fatalf("reply %d: %d bytes starting %q; the server's WriteMessage failed: %v", i, len(ev.Payload), ev.Payload[:min(1, len(ev.Payload))], err)
+				default:
+					t.Fatalf("reply %d: %d bytes starting %q", i, len(ev.Payload), ev.Payload[:min(1, len(ev.Payload))])
+				}
+			}
+		}
+		select {
+		case err := <-failed:
+			t.Fatalf("the server's WriteMessage failed: %v", err)
+		default:
+		}
+	})
+}
