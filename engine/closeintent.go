@@ -57,12 +57,16 @@ func (c *conn) awaitingLastResponses() bool {
 // its side is parsed (intentPeerShut): the connection goes on as after a
 // half-close behind its requests, or closes if none is in flight. Over
 // HTTP/2 it is closed: its driver does not end on its own without input.
+// While requests still wait behind MaxPipelined (carriedInputLeft) it
+// waits for them; a request the input ends in the middle of is dropped.
 func (c *conn) parsedAfterPeerShut() {
 	switch {
 	case c.intent != intentPeerShut:
+	case c.carriedInputLeft():
 	case c.proto != protocol(&c.h1):
 		c.abort()
 	case c.proto.queued():
+		c.h1.dropPartial()
 		c.intent = intentPeerDone
 	default:
 		c.closeWhenDone()

@@ -99,6 +99,19 @@ func readPauseSupported() (bool, string) {
 	return true, ""
 }
 
+// readPauseAvailable: c's loop's epoll descriptor is known, so that its
+// reading can be turned off (setReadInterest). Loop only.
+func (c *conn) readPauseAvailable() bool {
+	l := c.loop
+	if l == nil {
+		return false
+	}
+	if !l.epfdKnown {
+		l.epfd, l.epfdKnown = loopEpollFD(c.el), true
+	}
+	return l.epfd >= 0
+}
+
 // loopEpollFD returns the epoll descriptor of a gnet loop, or -1 (also
 // when the read pause's self-test failed).
 func loopEpollFD(el gnet.EventLoop) int {
@@ -128,16 +141,10 @@ const (
 // only: the fd is ours while the connection is open. It reports false when
 // the registration cannot be changed (the pause is then off for c).
 func (c *conn) setReadInterest(on bool) bool {
+	if !c.readPauseAvailable() {
+		return false
+	}
 	l := c.loop
-	if l == nil {
-		return false
-	}
-	if !l.epfdKnown {
-		l.epfd, l.epfdKnown = loopEpollFD(c.el), true
-	}
-	if l.epfd < 0 {
-		return false
-	}
 	var ev uint32
 	if on {
 		ev = epollRead

@@ -18,3 +18,5 @@ func loopEpollFD(gnet.EventLoop) int { return -1 }
 
 // probeEpoll has nothing to check here.
 func probeEpoll(int, int) error { return nil }
+
+func (c *conn) readPauseAvailable() bool { return false }

@@ -65,3 +65,41 @@ func TestHalfCloseStreamThroughLoop(t *testing.T) {
 		t.Fatalf("after the response: %d bytes, %v; want a clean close", len(rest), err)
 	}
 }
+
+// With the read pause off (readpause.go's fallback) a connection is not
+// carried past its client's FIN: the duplicate socket would read the FIN
+// again at every turn of the loop and be moved again, tens of thousands of
+// times a second for as long as the handler runs. It closes at the FIN,
+// as without the raw accept (the response is lost, as net/http's would not
+// be: a stated limit of the fallback), promptly and once.
+func TestHalfCloseNotCarriedWithoutReadPause(t *testing.T) {
+	withReachOff(t, &readPauseReach)
+	w, err := NewWorkers(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Release(time.Second)
+	s, addr := startOnGroup(t, NewLoopGroup(), "127.0.0.1:0", Config{Workers: w}, func(ex *Exchange) {
+		time.Sleep(200 * time.Millisecond)
+		ex.Status = 200
+	})
+	defer func() { _ = shutdown(t, s, 5*time.Second) }()
+	tc := testkit.Dial(t, addr)
+	defer tc.Close()
+	_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(tc, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // the request is with its handler
+	if err := tc.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _ = io.ReadAll(tc)
+	if n := s.pipe.peerHalfCloses.Load(); n != 0 {
+		t.Fatalf("carried past the FIN %d times without the read pause", n)
+	}
+	if d := time.Since(start); d > 150*time.Millisecond {
+		t.Fatalf("closed %v after the FIN; want at once", d)
+	}
+}

@@ -18,6 +18,17 @@ func (c *conn) wireIn() gnet.Conn {
 	return c.gc
 }
 
+// carriedInputLeft reports whether requests a client sent before shutting
+// its side still wait behind a pause (MaxPipelined) on a connection carried
+// past its FIN (peerdone_linux.go): over TLS, decrypted already or still
+// with the state machine (a FIN that came during the handshake, or one read
+// with requests parked); the connection parses them as the responses
+// before them make room. Over plaintext what waited in gnet's buffer went
+// with the closed gnet connection (parseParked). Loop only.
+func (c *conn) carriedInputLeft() bool {
+	return c.paused && !c.closed && c.inboundBytes() > 0
+}
+
 // parseFrom runs parse with the connection's input read from old, the gnet
 // connection gnet is closing after a half-closed client's FIN, where what
 // it sent and the loop had not parsed yet waits (wireIn). Loop only.
@@ -79,6 +90,7 @@ func (c *conn) resumeIfPaused() bool {
 		return false
 	}
 	c.resume()
+	c.parsedAfterPeerShut() // when it parsed the last of what a half-closed client sent (carriedInputLeft)
 	return true
 }
 
