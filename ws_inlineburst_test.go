@@ -2,6 +2,7 @@ package gwist_test
 
 import (
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/gwist/gwist"
 	"github.com/gwist/gwist/internal/testkit"
+	"github.com/gwist/gwist/internal/wstest"
 	"github.com/gwist/gwist/websocket"
 )
 
@@ -142,43 +144,44 @@ func TestWebSocketInlineRoomOnlyOnTheLoop(t *testing.T) {
 // requests in one write): one read holds all eight, and their 1.2 MB of
 // replies must all arrive. Before the fix the second reply failed on an
 // Inline server: the first (under half the cap, so not yet written out)
-// and it did not fit under the cap together.
+// and it did not fit under the cap together. Over plaintext and TLS (the
+// loop's write encrypts).
 func TestWebSocketLargeRepliesToRequestsInOneRead(t *testing.T) {
 	const requests = 8
 	reply := func(i int) []byte { return bytes.Repeat([]byte{byte('a' + i)}, []int{100 << 10, 200 << 10}[i%2]) }
 	forBothModes(t, func(t *testing.T, inline bool) {
-		failed := make(chan error, requests)
+		failed := make(chan error, 2*requests)
 		app := gwist.New(gwist.WithLogger(discardLogger()), gwist.WithInline(inline))
 		app.GET("/ws", gwist.WebSocket(&gwist.WSHandler{OnMessage: func(ws *gwist.WSConn, _ gwist.Opcode, data []byte) {
 			if err := ws.WriteMessage(websocket.OpBinary, reply(int(data[0]-'0'))); err != nil {
 				failed <- err
 			}
 		}}))
-		addr := startApp(t, app)
-		tc := testkit.Dial(t, addr)
-		c, resp := wsHandshake(t, tc, addr, "/ws")
-		if resp.StatusCode != 101 {
-			t.Fatalf("handshake: %d", resp.StatusCode)
-		}
-		var burst []byte
-		for i := range requests {
-			burst = websocket.AppendMaskedFrame(burst, websocket.OpText, true, []byte{byte('0' + i)}, testMask)
-		}
-		_ = tc.SetDeadline(time.Now().Add(10 * time.Second))
-		if _, err := tc.Write(burst); err != nil {
-			t.Fatal(err)
-		}
-		for i := range requests {
-			ev, err := c.Next()
-			if err != nil {
-				t.Fatalf("reply %d: %v", i, err)
+		plain, secure := startApp(t, app), startTLS(t, app, serverTLSConfig(t))
+		for _, useTLS := range []bool{false, true} {
+			var c *wstest.Client
+			if useTLS {
+				c = dialWSS(t, secure, "/ws", &tls.Config{RootCAs: getPKI(t).pool, ServerName: "localhost"})
+			} else {
+				c = dialWS(t, plain, "/ws")
 			}
-			if !bytes.Equal(ev.Payload, reply(i)) {
-				select {
-				case err := <-failed:
-					t.Fatalf("reply %d: %d bytes starting %q; the server's WriteMessage failed: %v", i, len(ev.Payload), ev.Payload[:min(1, len(ev.Payload))], err)
-				default:
-					t.Fatalf("reply %d: %d bytes starting %q", i, len(ev.Payload), ev.Payload[:min(1, len(ev.Payload))])
+			var burst []byte
+			for i := range requests {
+				burst = websocket.AppendMaskedFrame(burst, websocket.OpText, true, []byte{byte('0' + i)}, testMask)
+			}
+			c.SendRaw(burst) // one write: the server reads it at once
+			for i := range requests {
+				ev, err := c.Next()
+				if err != nil {
+					t.Fatalf("TLS %v, reply %d: %v", useTLS, i, err)
+				}
+				if !bytes.Equal(ev.Payload, reply(i)) {
+					select {
+					case err := <-failed:
+						t.Fatalf("TLS %v, reply %d: %d bytes starting %q; the server's WriteMessage failed: %v", useTLS, i, len(ev.Payload), ev.Payload[:min(1, len(ev.Payload))], err)
+					default:
+						t.Fatalf("TLS %v, reply %d: %d bytes starting %q", useTLS, i, len(ev.Payload), ev.Payload[:min(1, len(ev.Payload))])
+					}
 				}
 			}
 		}
