@@ -90,7 +90,7 @@ func (c *conn) resumeIfPaused() bool {
 		return false
 	}
 	c.resume()
-	c.parsedAfterPeerShut() // when it parsed the last of what a half-closed client sent (carriedInputLeft)
+	c.parsedAfterPeerShut() // it may have parsed a half-closed client's last requests
 	return true
 }
 

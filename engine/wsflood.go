@@ -113,8 +113,9 @@ func (ws *WSConn) outputBacklog() int {
 // what was sent, and a reply up to the cap fits (hasRoom; the same read's
 // earlier replies, still in the writers' queue, are written out to make
 // room for it: makeRoomOnLoop); the backlog is stored as it is looked at,
-// so that the callback's writes see it too. The writers' queue is taken as the loop last saw it
-// (writersQueued: at this read, or at its last message). Loop only.
+// so that the callback's writes see it too. The writers' queue is taken
+// as the loop last saw it (writersQueued: at this read, or at its last
+// message). Loop only.
 func (ws *WSConn) outputFull(inline bool) bool {
 	if inline && ws.storeBacklog() > 0 {
 		return true
