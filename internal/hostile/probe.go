@@ -99,6 +99,7 @@ func LiveProbe(ctx context.Context, cfg ProbeConfig) ProbeResult {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 5 * time.Second
 	}
+	start := time.Now() // before the deadline is set: Elapsed covers Duration
 	ctx, cancel := withDuration(ctx, cfg.Duration)
 	defer cancel()
 	tr := &http.Transport{MaxIdleConnsPerHost: 1, DisableCompression: true}
@@ -107,7 +108,6 @@ func LiveProbe(ctx context.Context, cfg ProbeConfig) ProbeResult {
 
 	res := ProbeResult{Statuses: map[int]int{}}
 	var reqs []TimedRequest
-	start := time.Now()
 	t := time.NewTicker(cfg.Interval)
 	defer t.Stop()
 	for {
