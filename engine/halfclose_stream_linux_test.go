@@ -20,13 +20,8 @@ import (
 // own writes (the root package's TestHalfCloseWhileResponseIsWritten).
 func TestHalfCloseStreamThroughLoop(t *testing.T) {
 	withReachOff(t, &fdWriteReach)
-	w, err := NewWorkers(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Release(time.Second)
 	body := bytes.Repeat([]byte("0123456789abcdef"), 512<<10) // 8 MiB
-	s, addr := startOnGroup(t, NewLoopGroup(), "127.0.0.1:0", Config{Workers: w}, func(ex *Exchange) {
+	_, addr := startOnWorkers(t, Config{}, func(ex *Exchange) {
 		ex.Status = 200
 		for off := 0; off < len(body); off += 128 << 10 {
 			if _, err := ex.Write(body[off : off+128<<10]); err != nil {
@@ -37,7 +32,6 @@ func TestHalfCloseStreamThroughLoop(t *testing.T) {
 			}
 		}
 	})
-	defer func() { _ = shutdown(t, s, 5*time.Second) }()
 	tc := testkit.Dial(t, addr, testkit.RecvBuffer(64<<10))
 	defer tc.Close()
 	_ = tc.SetDeadline(time.Now().Add(10 * time.Second))
@@ -74,16 +68,10 @@ func TestHalfCloseStreamThroughLoop(t *testing.T) {
 // be: a stated limit of the fallback), promptly and once.
 func TestHalfCloseNotCarriedWithoutReadPause(t *testing.T) {
 	withReachOff(t, &readPauseReach)
-	w, err := NewWorkers(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Release(time.Second)
-	s, addr := startOnGroup(t, NewLoopGroup(), "127.0.0.1:0", Config{Workers: w}, func(ex *Exchange) {
+	s, addr := startOnWorkers(t, Config{}, func(ex *Exchange) {
 		time.Sleep(200 * time.Millisecond)
 		ex.Status = 200
 	})
-	defer func() { _ = shutdown(t, s, 5*time.Second) }()
 	tc := testkit.Dial(t, addr)
 	defer tc.Close()
 	_ = tc.SetDeadline(time.Now().Add(5 * time.Second))
@@ -102,4 +90,19 @@ func TestHalfCloseNotCarriedWithoutReadPause(t *testing.T) {
 	if d := time.Since(start); d > 150*time.Millisecond {
 		t.Fatalf("closed %v after the FIN; want at once", d)
 	}
+}
+
+// startOnWorkers starts a server with cfg on a pool of four workers; both
+// end with the test.
+func startOnWorkers(t *testing.T, cfg Config, h Handler) (*Server, string) {
+	t.Helper()
+	w, err := NewWorkers(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Release(time.Second) })
+	cfg.Workers = w
+	s, addr := startOnGroup(t, NewLoopGroup(), "127.0.0.1:0", cfg, h)
+	t.Cleanup(func() { _ = shutdown(t, s, 5*time.Second) })
+	return s, addr
 }
