@@ -5,6 +5,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
@@ -89,6 +90,70 @@ func TestHalfCloseNotCarriedWithoutReadPause(t *testing.T) {
 	}
 	if d := time.Since(start); d > 150*time.Millisecond {
 		t.Fatalf("closed %v after the FIN; want at once", d)
+	}
+}
+
+// A client pipelines past Config.MaxPipelined and half-closes; the loop
+// writes the large responses (worker writes off), so gnet holds output,
+// and its re-arm of reading as that output drains lets the FIN in while
+// requests still wait behind the cap in gnet's buffer. They are copied out
+// of the closing gnet connection (carriedInput) and answered, every one,
+// in order, then the connection closes cleanly. Before, the 4 past the
+// cap were dropped (16 of 20 answered). (Over TLS this path stalls after
+// 16 or 17 responses, at c903916 too: not covered here.)
+func TestHalfCloseParkedRequestsAnswered(t *testing.T) {
+	withReachOff(t, &fdWriteReach)
+	big := bytes.Repeat([]byte("x"), 256<<10)
+	_, addr := startOnWorkers(t, Config{MaxPipelined: 4}, func(ex *Exchange) {
+		ex.Status = 200
+		_, _ = ex.Write([]byte(ex.Request.Path + "\n"))
+		_, _ = ex.Write(big)
+	})
+	for round := range 3 {
+		pipelineHalfCloseReadSlowly(t, addr, round, big)
+	}
+}
+
+// pipelineHalfCloseReadSlowly sends 20 pipelined requests in one write,
+// shuts the write side (a FIN), and reads the 20 responses slowly through
+// a small receive buffer, expecting each in order and then a clean close.
+func pipelineHalfCloseReadSlowly(t *testing.T, addr string, round int, big []byte) {
+	t.Helper()
+	const n = 20
+	tc := testkit.Dial(t, addr, testkit.RecvBuffer(32<<10))
+	defer tc.Close()
+	_ = tc.SetDeadline(time.Now().Add(10 * time.Second))
+	var req bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&req, "GET /r%d HTTP/1.1\r\nHost: x\r\n\r\n", i)
+	}
+	if _, err := tc.Write(req.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tc.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReaderSize(tc, 4096)
+	for i := range n {
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("round %d, response %d of %d: %v", round, i, n, err)
+		}
+		var body bytes.Buffer
+		for buf := make([]byte, 8192); ; {
+			time.Sleep(50 * time.Microsecond) // slower than the server writes
+			k, err := resp.Body.Read(buf)
+			body.Write(buf[:k])
+			if err != nil {
+				break
+			}
+		}
+		if want := fmt.Sprintf("/r%d\n%s", i, big); resp.StatusCode != 200 || body.String() != want {
+			t.Fatalf("round %d, response %d: %d, %d bytes starting %q", round, i, resp.StatusCode, body.Len(), body.Bytes()[:min(8, body.Len())])
+		}
+	}
+	if rest, err := io.ReadAll(br); len(rest) > 0 || err != nil {
+		t.Fatalf("round %d, after the responses: %d bytes, %v; want a clean close", round, len(rest), err)
 	}
 }
 

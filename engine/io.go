@@ -10,23 +10,81 @@ import "github.com/panjf2000/gnet/v2"
 
 // wireIn is the gnet connection the socket's input is buffered in: c.gc,
 // or, while what a half-closed client sent is parsed for a duplicate of its
-// socket (parseFrom), the connection gnet is closing (peerdone_linux.go).
+// socket (parseFrom), the connection gnet is closing (peerdone_linux.go),
+// and after it what of that input waits behind MaxPipelined
+// (carriedInput).
 func (c *conn) wireIn() gnet.Conn {
-	if c.intent == intentPeerShut && c.loop != nil && c.loop.parked.c == c {
-		return c.loop.parked.from
+	if c.intent == intentPeerShut && c.loop != nil {
+		if c.loop.parked.c == c {
+			return c.loop.parked.from
+		}
+		if in := c.loop.carried[c]; in != nil {
+			return in
+		}
 	}
 	return c.gc
 }
 
+// carriedInput is what a half-closed client sent that still waited behind
+// MaxPipelined when gnet read its FIN (parseParked): gnet's buffer goes
+// with the connection it closes, so the rest is copied here and parsed as
+// the responses make room, through the three methods of gnet.Conn the
+// parse uses (the others are the duplicate socket's). At most what gnet
+// had buffered, which Config.MaxInboundBytes bounds.
+type carriedInput struct {
+	gnet.Conn
+	b []byte
+}
+
+// Peek returns the carried bytes (all of them for n < 0, as gnet's Peek).
+func (in *carriedInput) Peek(n int) ([]byte, error) {
+	if n < 0 || n > len(in.b) {
+		return in.b, nil
+	}
+	return in.b[:n], nil
+}
+
+// Discard drops n carried bytes (all for n < 0).
+func (in *carriedInput) Discard(n int) (int, error) {
+	if n < 0 || n > len(in.b) {
+		n = len(in.b)
+	}
+	in.b = in.b[n:]
+	return n, nil
+}
+
+// InboundBuffered is the number of carried bytes left.
+func (in *carriedInput) InboundBuffered() int { return len(in.b) }
+
+// carryInput copies what is left in old, the gnet connection being closed
+// under a half-closed client, for c to parse later (carriedInput). Loop
+// only.
+func (c *conn) carryInput(old gnet.Conn) {
+	rest, _ := old.Peek(-1)
+	if len(rest) == 0 {
+		return
+	}
+	if c.loop.carried == nil {
+		c.loop.carried = make(map[*conn]*carriedInput)
+	}
+	c.loop.carried[c] = &carriedInput{Conn: c.gc, b: append([]byte(nil), rest...)}
+}
+
 // carriedInputLeft reports whether requests a client sent before shutting
 // its side still wait behind a pause (MaxPipelined) on a connection carried
-// past its FIN (peerdone_linux.go): over TLS, decrypted already or still
-// with the state machine (a FIN that came during the handshake, or one read
-// with requests parked); the connection parses them as the responses
-// before them make room. Over plaintext what waited in gnet's buffer went
-// with the closed gnet connection (parseParked). Loop only.
+// past its FIN (peerdone_linux.go): copied out of the closed gnet
+// connection (carriedInput), or over TLS decrypted already or still with
+// the state machine (also after a FIN that came during the handshake);
+// the connection parses them as the responses before them make room. Once
+// none is left, a carried copy is forgotten. Loop only.
 func (c *conn) carriedInputLeft() bool {
-	return c.paused && !c.closed && c.inboundBytes() > 0
+	if c.paused && !c.closed && c.inboundBytes() > 0 {
+		return true
+	}
+	if c.loop != nil && c.loop.carried != nil {
+		delete(c.loop.carried, c)
+	}
+	return false
 }
 
 // parseFrom runs parse with the connection's input read from old, the gnet

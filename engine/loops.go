@@ -34,6 +34,10 @@ type loopState struct {
 	// whose buffer holds what a half-closed client sent and the loop had not
 	// parsed (HTTP/1 requests, WebSocket frames); zero otherwise.
 	parked parkedInput
+	// carried: what half-closed clients sent beyond MaxPipelined, copied
+	// out of their closed gnet connections' buffers (carriedInput); nil
+	// until a connection needs it.
+	carried map[*conn]*carriedInput
 }
 
 // parkedInput ties a connection to the gnet connection its input is read
@@ -58,6 +62,9 @@ func (l *loopState) add(c *conn) {
 }
 
 func (l *loopState) remove(c *conn) {
+	if l.carried != nil {
+		delete(l.carried, c)
+	}
 	last := len(l.conns) - 1
 	moved := l.conns[last]
 	l.conns[c.slot] = moved

@@ -37,10 +37,10 @@ import (
 // exchanges are not ended (exchangeClientShut): a response written whole
 // still goes out, and a streamed one goes on until a write fails.
 // Requests parked unparsed behind a pause are parsed from the closing
-// gnet connection's buffer and answered too (parseParked). Over TLS,
-// requests decrypted beyond MaxPipelined (also those that came with a FIN
-// during the handshake) are parsed as the responses before them make room
-// (carriedInputLeft).
+// gnet connection's buffer and answered too (parseParked); those beyond
+// MaxPipelined are copied out of it and parsed as the responses before
+// them make room, as are TLS requests decrypted beyond it (also those that
+// came with a FIN during the handshake) (carriedInputLeft).
 //
 // gnet turns reading on each time its output drains (readpause.go), on the
 // duplicate too; a FIN read there once more while responses are still with
@@ -128,17 +128,17 @@ func (c *conn) outliveReadEOF(err error) bool {
 // re-arm of reading as its output drained lets the FIN past the pause
 // (readpause.go). They are in the buffer of old, the connection gnet is
 // closing, which goes with it: they are parsed now, synchronously, from
-// there (wireIn), and answered on the duplicate. Over plaintext, what does
-// not fit in flight (MaxPipelined) is dropped with old; over TLS what was
-// decrypted already stays with the connection and is parsed as the
-// responses make room (carriedInputLeft; the intent stays
-// intentPeerShut). It reports whether requests wait so.
+// there (wireIn), and answered on the duplicate. What does not fit in
+// flight (MaxPipelined) is copied out of old (carryInput; over TLS what
+// was decrypted already stays with the connection) and parsed as the
+// responses make room (carriedInputLeft; the intent stays intentPeerShut
+// until then). It reports whether requests wait so.
 func (c *conn) parseParked(old gnet.Conn) (waiting bool) {
 	c.beginLoopTask()
 	c.parseFrom(old, func() {
 		c.resume()
-		if c.paused && !c.closed && old.InboundBuffered() > 0 {
-			c.srv.logDebug("requests parked beyond MaxPipelined at a half-close are dropped", c)
+		if c.paused && !c.closed {
+			c.carryInput(old)
 		}
 	})
 	c.parsedAfterPeerShut()
