@@ -5,6 +5,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gwist/gwist/internal/testkit"
+	"github.com/gwist/gwist/tlsstate"
 )
 
 // With worker writes off, a streamed response goes out through the loop
@@ -98,46 +100,71 @@ func TestHalfCloseNotCarriedWithoutReadPause(t *testing.T) {
 // and its re-arm of reading as that output drains lets the FIN in while
 // requests still wait behind the cap in gnet's buffer. They are copied out
 // of the closing gnet connection (carriedInput) and answered, every one,
-// in order, then the connection closes cleanly. Before, the 4 past the
-// cap were dropped (16 of 20 answered). (Over TLS this path stalls after
-// 16 or 17 responses, at c903916 too: not covered here.)
+// in order, then the connection closes cleanly; over plaintext and TLS.
+// Before, the 4 past the cap were dropped over plaintext (16 of 20
+// answered), and over TLS the stream after the 16th waited for its write
+// side until the client gave up (tryGrant's stale wpending).
 func TestHalfCloseParkedRequestsAnswered(t *testing.T) {
 	withReachOff(t, &fdWriteReach)
+	ca := testkit.NewCA("gwist test CA")
+	ts, err := tlsstate.NewServer(tlsstate.Config{TLS: testkit.ServerConfig(ca.Server("a.test", "a.test"))})
+	if err != nil {
+		t.Fatal(err)
+	}
 	big := bytes.Repeat([]byte("x"), 256<<10)
-	_, addr := startOnWorkers(t, Config{MaxPipelined: 4}, func(ex *Exchange) {
-		ex.Status = 200
-		_, _ = ex.Write([]byte(ex.Request.Path + "\n"))
-		_, _ = ex.Write(big)
-	})
-	for round := range 3 {
-		pipelineHalfCloseReadSlowly(t, addr, round, big)
+	for _, useTLS := range []bool{false, true} {
+		cfg := Config{MaxPipelined: 4}
+		if useTLS {
+			cfg.TLS = ts
+		}
+		_, addr := startOnWorkers(t, cfg, func(ex *Exchange) {
+			ex.Status = 200
+			_, _ = ex.Write([]byte(ex.Request.Path + "\n"))
+			_, _ = ex.Write(big)
+		})
+		for round := range 3 {
+			var tlsCfg *tls.Config
+			if useTLS {
+				tlsCfg = ca.ClientConfig("a.test", "http/1.1")
+			}
+			pipelineHalfCloseReadSlowly(t, addr, tlsCfg, round, big)
+		}
 	}
 }
 
-// pipelineHalfCloseReadSlowly sends 20 pipelined requests in one write,
-// shuts the write side (a FIN), and reads the 20 responses slowly through
-// a small receive buffer, expecting each in order and then a clean close.
-func pipelineHalfCloseReadSlowly(t *testing.T, addr string, round int, big []byte) {
+// pipelineHalfCloseReadSlowly sends 20 pipelined requests in one write
+// (over TLS with tlsCfg), shuts the write side of the TCP connection (a
+// FIN, no close_notify), and reads the 20 responses slowly through a small
+// receive buffer, expecting each in order and then a clean close.
+func pipelineHalfCloseReadSlowly(t *testing.T, addr string, tlsCfg *tls.Config, round int, big []byte) {
 	t.Helper()
 	const n = 20
 	tc := testkit.Dial(t, addr, testkit.RecvBuffer(32<<10))
 	defer tc.Close()
 	_ = tc.SetDeadline(time.Now().Add(10 * time.Second))
+	var conn io.ReadWriter = tc
+	if tlsCfg != nil {
+		cc := tls.Client(tc, tlsCfg)
+		if err := cc.Handshake(); err != nil {
+			t.Fatal(err)
+		}
+		conn = cc
+	}
 	var req bytes.Buffer
 	for i := range n {
 		fmt.Fprintf(&req, "GET /r%d HTTP/1.1\r\nHost: x\r\n\r\n", i)
 	}
-	if _, err := tc.Write(req.Bytes()); err != nil {
+	if _, err := conn.Write(req.Bytes()); err != nil {
 		t.Fatal(err)
 	}
 	if err := tc.CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
-	br := bufio.NewReaderSize(tc, 4096)
+	br := bufio.NewReaderSize(conn, 4096)
 	for i := range n {
 		resp, err := http.ReadResponse(br, nil)
 		if err != nil {
-			t.Fatalf("round %d, response %d of %d: %v", round, i, n, err)
+			t.Fatalf("TLS %v, round %d, response %d of %d: %v", tlsCfg != nil, round, i, n, err)
 		}
 		var body bytes.Buffer
 		for buf := make([]byte, 8192); ; {
@@ -149,11 +176,11 @@ func pipelineHalfCloseReadSlowly(t *testing.T, addr string, round int, big []byt
 			}
 		}
 		if want := fmt.Sprintf("/r%d\n%s", i, big); resp.StatusCode != 200 || body.String() != want {
-			t.Fatalf("round %d, response %d: %d, %d bytes starting %q", round, i, resp.StatusCode, body.Len(), body.Bytes()[:min(8, body.Len())])
+			t.Fatalf("TLS %v, round %d, response %d: %d, %d bytes starting %q", tlsCfg != nil, round, i, resp.StatusCode, body.Len(), body.Bytes()[:min(8, body.Len())])
 		}
 	}
 	if rest, err := io.ReadAll(br); len(rest) > 0 || err != nil {
-		t.Fatalf("round %d, after the responses: %d bytes, %v; want a clean close", round, len(rest), err)
+		t.Fatalf("TLS %v, round %d, after the responses: %d bytes, %v; want a clean close", tlsCfg != nil, round, len(rest), err)
 	}
 }
 

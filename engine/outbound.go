@@ -286,7 +286,16 @@ func (d *h1Driver) tryGrant() {
 		}
 	}
 	if c.isTLS() && c.wpending {
-		return
+		// gnet holds none of our output (above): wpending is from the
+		// last write, whose ciphertext gnet has sent since. Nothing else
+		// refreshes it, and without a write (a half-closed client's last
+		// responses, reading off) the stream would wait for it for good.
+		c.lockWire()
+		c.wpending = c.gc.OutboundBuffered() > 0
+		c.unlockWire()
+		if c.wpending {
+			return
+		}
 	}
 	d.grantWait = nil
 	close(g.ch)
