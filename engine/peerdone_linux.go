@@ -109,17 +109,13 @@ func (c *conn) outliveReadEOF(err error) bool {
 		return true
 	}
 	d := &c.h1
-	if parked && c.parseParked(old) {
-		c.setPhase(phaseWaiting, 0)
-		d.cancelAtClientShut()
-		d.onBatchDone() // collects what is done and parses on, or turns reading off
-		return true
-	}
-	c.intent = max(c.intent, intentPeerDone)
-	d.dropPartial()
+	if !parked || !c.parseParked(old) {
+		c.intent = max(c.intent, intentPeerDone)
+		d.dropPartial()
+	} // else requests wait behind the cap: intentPeerShut until they are parsed
 	c.setPhase(phaseWaiting, 0)
 	d.cancelAtClientShut()
-	d.onBatchDone() // collects what is done and turns reading off
+	d.onBatchDone() // collects what is done and parses on, or turns reading off
 	return true
 }
 

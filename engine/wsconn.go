@@ -383,12 +383,7 @@ func (ws *WSConn) makeRoomOnLoop() bool {
 	}
 	ws.mu.Unlock()
 	defer ws.mu.Lock()
-	c := ws.c
-	ws.flushOut()
-	if ws.h2s == nil {
-		c.writeOut()
-	}
-	if !c.closed {
+	if ws.writeQueued(); !ws.c.closed {
 		ws.storeBacklog()
 	}
 	return true

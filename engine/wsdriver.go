@@ -124,11 +124,21 @@ func (ws *WSConn) writeOutNow(inline bool) bool {
 	if held {
 		return false
 	}
-	ws.flushOut()
-	if c.writeOut(); c.closed {
+	if ws.writeQueued(); c.closed {
 		return false
 	}
 	return !ws.outputFull(inline)
+}
+
+// writeQueued moves what the writers queued to the transport's output
+// (flushOut) and, over HTTP/1, writes it to the socket now rather than at
+// the end of the loop's callback; a failed write closes the connection.
+// Loop only.
+func (ws *WSConn) writeQueued() {
+	ws.flushOut()
+	if ws.h2s == nil {
+		ws.c.writeOut()
+	}
 }
 
 // wsReaderPool holds the frame readers of quiet connections: a Reader
